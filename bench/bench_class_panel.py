@@ -47,8 +47,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 from course_lib.class_panel.activities import compare_activity, rate_activity  # noqa: E402
 from course_lib.class_panel.collect import collect  # noqa: E402
 from course_lib.class_panel.student_pages import write_student_pages  # noqa: E402
-from course_lib.class_panel.preferences import class_preferences_model  # noqa: E402
-from course_lib.class_panel.ratings import class_ratings_model  # noqa: E402
+from course_lib.class_panel.preference_model import class_preferences_model  # noqa: E402
+from course_lib.class_panel.score_model import class_ratings_model  # noqa: E402
 from course_lib.class_panel.simulated import simulated_class  # noqa: E402
 from course_lib.data.speechocean762 import load_speechocean762  # noqa: E402
 from course_lib.class_panel.figures import class_figures  # noqa: E402

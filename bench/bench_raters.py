@@ -34,7 +34,8 @@ import statistics  # noqa: E402
 import numpy as np  # noqa: E402
 
 from course_lib.gp import SquaredExponential
-from course_lib.raters import MultiRaterGP, RaterData
+from course_lib.rater_data import RaterData
+from course_lib.raters import MultiRaterGP
 
 N_RATERS, N_DIMS, N_TEST = 5, 3, 1000
 VARIANCE, LENGTHSCALE, NOISE = 1.0, 1.2, 0.5

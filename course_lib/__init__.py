@@ -12,8 +12,8 @@ core. A unit imports only earlier units and the shared modules below the models.
 
 Shared at the top, below the models (a unit may import them): ``validation`` and ``linalg``
 (argument checks, dense linear algebra); ``metrics`` (the evaluation measures); ``features``
-(the MFCC front end); ``ratings`` (several raters' scores per item, the data type of Units
-5-7, which the data loaders return and Unit 5 shows). Shared above the models: ``significance`` (comparing two models on the
+(the MFCC front end); ``rater_data`` (several raters' scores per item, the data type of Units
+5-7, which the data loaders return and the models read). Shared above the models: ``significance`` (comparing two models on the
 same items); ``recording`` (a student's own recording as course data); ``stimuli`` (the
 sounds the explorers play); ``results`` (the committed results of ``experiments/``); ``stated_rates`` (the register of
 every rate a student reads, with the experiment that measured it); ``reports``
@@ -44,7 +44,7 @@ __version__ = "0.1.0"
 # The shared modules at the top of the library: the one list the code budget and the layer
 # tests read, and that this docstring and docs/CONVENTIONS.md are checked against. A unit may
 # import those below the models; those above wire units and the course together.
-_SHARED_BELOW_MODELS = ("validation", "linalg", "metrics", "features", "ratings")
+_SHARED_BELOW_MODELS = ("validation", "linalg", "metrics", "features", "rater_data")
 _SHARED_ABOVE_MODELS = ("significance", "recording", "stimuli", "results", "stated_rates",
                         "reports", "checks")
 # The packages above the models that are not units: no unit imports them.

@@ -5,8 +5,8 @@ truth (each student's bias and noise; scores the clip's experts' mean plus both,
 clipped to 0-10; comparisons from a known preference) and found its 90 % intervals holding the
 truth 68 % (25 students) and 82 % (200) of the time, its k far below the truth, and the noise
 read small where scores pile up at 10. This script reports the same table for the censored
-model of ``course_lib.class_panel.ratings`` on classes that neither its choices nor the
-calibration test (tests/class_panel/test_ratings_calibration.py, seeds 0 and 1) used: seeds
+model of ``course_lib.class_panel.score_model`` on classes that neither its choices nor the
+calibration test (tests/class_panel/test_score_model_calibration.py, seeds 0 and 1) used: seeds
 ``REPORT_SEEDS``.
 
 Per seed, ``course_lib.class_panel.simulated.calibration_classes``: a panel of 240 sentences
@@ -74,15 +74,15 @@ import numpy as np
 from course_lib.class_panel.activities import RateActivity, compare_activity
 from course_lib.class_panel.collect import collect
 from course_lib.class_panel.preference_page import leans_opposite
-from course_lib.class_panel.preferences import class_preferences_model
-from course_lib.class_panel.ratings import MIN_CLASS_FOR_PRIOR, class_ratings_model
+from course_lib.class_panel.preference_model import class_preferences_model
+from course_lib.class_panel.score_model import MIN_CLASS_FOR_PRIOR, class_ratings_model
 from course_lib.class_panel.simulated import (CLIP_SETS, TASTE_SPREAD_DB, UNDECIDED,
                                               calibration_classes, interval_hits,
                                               known_truth_class, simulated_class, taste_class,
                                               true_utility)
 from course_lib.class_panel.student_pages import distance_interval
 from course_lib.class_panel.verdict_trust import counted_share
-from course_lib.ratings import RaterData
+from course_lib.rater_data import RaterData
 from course_lib.simulators.rater_scores import simulate_integer_scores
 
 from .common import run_experiment

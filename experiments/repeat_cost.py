@@ -28,7 +28,8 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from course_lib.gp import SquaredExponential
-from course_lib.raters import MultiRaterGP, RaterData
+from course_lib.rater_data import RaterData
+from course_lib.raters import MultiRaterGP
 
 from .common import REPOSITORY, write_result
 

@@ -33,7 +33,8 @@ from scipy.stats import ttest_rel
 from course_lib.data.fluency import load_fluency
 from course_lib.features import pca_whiten
 from course_lib.gp import SquaredExponential
-from course_lib.raters import MultiRaterGP, RaterData
+from course_lib.rater_data import RaterData
+from course_lib.raters import MultiRaterGP
 from course_lib.metrics import discrete_kl, discretised_log_predictive, round_scores, \
     rounded_pcc_mse
 from course_lib.significance import compare_correlations, paired_bootstrap

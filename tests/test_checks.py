@@ -5,7 +5,7 @@ import pytest
 
 from course_lib.checks import (SelfCheckFailed, check_between, check_close, check_equal,
                                check_true, report_pass, withheld)
-from course_lib.raters import RaterData
+from course_lib.rater_data import RaterData
 from course_lib.metrics import discrete_kl
 
 

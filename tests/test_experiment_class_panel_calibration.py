@@ -15,9 +15,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from course_lib.class_panel.ratings import listener_ratings_model
+from course_lib.class_panel.score_model import listener_ratings_model
 from course_lib.class_panel.simulated import calibration_classes
-from course_lib.raters.rate_yourself import ScoreSheet
+from course_lib.raters.listener_panel import ScoreSheet
 from course_lib.results import load_result
 from experiments import class_panel_calibration as calibration
 from experiments import common

@@ -38,7 +38,7 @@ The files now (``course_lib/``):
 * VariationalGP: ``gp/kernel_base``, ``gp/prediction``, ``linalg``, ``validation``,
   ``mixed/feedback_likelihoods``, ``mixed/variational``, ``mixed/variational_model``.
 * GPR-MA: ``gp/kernel_base``, ``gp/prediction``, ``gp/regression``, ``linalg``, ``validation``,
-  ``ratings``, ``raters/rater_data``, ``raters/annotator_noise``, ``raters/_noise_table``.
+  ``rater_data``, ``raters/_model_input``, ``raters/annotator_noise``, ``raters/_noise_table``.
 * Baum-Welch: ``validation``, ``hmm/model``, ``hmm/training``, ``hmm/recursions``,
   ``hmm/_sequences``.
 
@@ -89,7 +89,7 @@ import course_lib
 LIBRARY = Path(course_lib.__file__).resolve().parent
 # the issue's goals, which the walks meet, and the longest the other two may be (module docstring)
 GOALS = {"PreferenceGP": 8, "VariationalGP": 7}
-# GPR-MA: 10 while the raters' data type moves to course_lib/ratings.py (with rater_data's checks)
+# GPR-MA: 10, the raters' data type (course_lib/rater_data.py) apart from the models' input checks
 LONGEST = {**GOALS, "GPR-MA": 10, "Baum-Welch": 5}
 
 
@@ -146,7 +146,8 @@ def variational_walk():
 
 def annotator_walk():
     from course_lib.gp import SquaredExponential
-    from course_lib.raters import AnnotatorNoiseGP, RaterData
+    from course_lib.rater_data import RaterData
+    from course_lib.raters import AnnotatorNoiseGP
     rng = np.random.default_rng(0)
     X = np.linspace(0.0, 1.0, 10)[:, None]
     scores = np.sin(6 * X[:, 0])[:, None] + rng.normal(0, [0.2, 0.5, 1.0], (10, 3))

@@ -101,7 +101,7 @@ GMM_TESTS = ("tests/reference/test_gmm_reference.py", "tests/gmm/test_em.py",
              "tests/gmm/test_em_training.py")
 GP_TESTS = ("tests/reference/test_gp_reference.py", "tests/gp/test_regression.py")
 RATERS_TESTS = ("tests/reference/test_raters_reference.py", "tests/raters/test_multi_rater.py",
-                "tests/test_ratings.py", "tests/raters/test_annotator_noise_weighted_means.py")
+                "tests/test_rater_data.py", "tests/raters/test_annotator_noise_weighted_means.py")
 METRICS_TESTS = ("tests/test_metrics.py",)
 LAPLACE_TESTS = ("tests/preference/test_laplace.py",)
 EP_TESTS = ("tests/preference/test_ep.py", "tests/preference/test_tilted_distributions.py")
@@ -122,7 +122,7 @@ TARGETS = {t.name: t for t in (
                           "(course_lib/gp/regression.py, course_lib/linalg.py)", GP_TESTS),
     Target("raters", "Several raters per item: the joint evidence, its spread term, the "
                      "container's summaries, the precision-weighted means (course_lib/raters/multi_rater.py, "
-                     "course_lib/ratings.py, course_lib/raters/annotator_noise.py)",
+                     "course_lib/rater_data.py, course_lib/raters/annotator_noise.py)",
            RATERS_TESTS),
     Target("metrics", "Score metrics: discretised predictive, discrete KL, rounding, RMSE "
                       "(course_lib/metrics.py)", METRICS_TESTS),
@@ -179,7 +179,7 @@ GMM = "course_lib/gmm/em.py"
 GP = "course_lib/gp/regression.py"
 LINALG = "course_lib/linalg.py"
 RATERS = "course_lib/raters/multi_rater.py"
-RATER_DATA = "course_lib/ratings.py"
+RATER_DATA = "course_lib/rater_data.py"
 ANNOTATOR_NOISE = "course_lib/raters/annotator_noise.py"
 METRICS = "course_lib/metrics.py"
 LAPLACE = "course_lib/preference/laplace.py"

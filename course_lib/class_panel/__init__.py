@@ -8,8 +8,8 @@ A course layer above the models (like :mod:`course_lib.simulators`); no unit imp
 * :mod:`~course_lib.class_panel.sheets` -- a student's sheet, saved under a pseudonym;
 * :mod:`~course_lib.class_panel.collect` -- every sheet under a folder (nbgrader's exchange or
   any shared folder) gathered into one long table, each file left out named with its reason;
-* :mod:`~course_lib.class_panel.ratings` -- the class's scores modelled beside the five experts;
-* :mod:`~course_lib.class_panel.preferences` -- the class's comparisons, pooled and one by one;
+* :mod:`~course_lib.class_panel.score_model` -- the class's scores modelled beside the five experts;
+* :mod:`~course_lib.class_panel.preference_model` -- the class's comparisons, pooled and one by one;
 * :mod:`~course_lib.class_panel.student_pages` -- one short page per pseudonym, their own
   place in the class (what the class panel tells each student), with its equaliser section
   in :mod:`~course_lib.class_panel.preference_page`;

@@ -1,5 +1,5 @@
 """Many Laplace posteriors of one preference GP's utility solved together: the engine of
-:mod:`course_lib.class_panel.preferences` (its module docstring says what they are for).
+:mod:`course_lib.class_panel.preference_model` (its module docstring says what they are for).
 
 A set of comparison answers enters a Laplace posterior (R&W 2006, Alg. 3.1 adapted to pairs,
 as :func:`~course_lib.preference.laplace.laplace_mode`) only through how often each degree was

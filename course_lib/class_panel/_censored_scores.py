@@ -1,4 +1,4 @@
-"""The censored score model behind :mod:`course_lib.class_panel.ratings` (its module docstring
+"""The censored score model behind :mod:`course_lib.class_panel.score_model` (its module docstring
 explains the model; this is its engine, which a student need not read).
 
 A whole score c of a 0-10 scale stands for a latent score in [c - 1/2, c + 1/2), and the two
@@ -18,7 +18,7 @@ from scipy.optimize import minimize
 from scipy.stats import norm
 
 from course_lib.metrics import log_normal_interval
-from course_lib.raters.rater_data import RaterData
+from course_lib.rater_data import RaterData
 
 _SCALE = (0, 10)
 # the students' grid: bias in points (step well below the smallest posterior sd, about 0.1 for

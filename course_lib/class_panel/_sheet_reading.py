@@ -29,7 +29,7 @@ class _Reason:
 
 
 @dataclass
-class _Sheet:
+class _ReadSheet:
     """A sheet read and checked; ``answers`` maps an item index of the activity to
     (answer, position the student met it at)."""
 
@@ -42,7 +42,7 @@ class _Sheet:
     notes: list = field(default_factory=list)     # of _Reason
 
 
-def _read(path: Path, relative: str, activities: dict) -> _Sheet | _Reason:
+def _read(path: Path, relative: str, activities: dict) -> _ReadSheet | _Reason:
     """The checked sheet in ``path``, or why it is left out."""
     try:
         content = path.read_bytes()
@@ -71,7 +71,7 @@ def _read(path: Path, relative: str, activities: dict) -> _Sheet | _Reason:
                        f"a damaged sheet, edited by hand? ({type(err).__name__}: {err})")
 
 
-def _read_class_sheet(relative: str, saved: dict, activities: dict) -> _Sheet | _Reason:
+def _read_class_sheet(relative: str, saved: dict, activities: dict) -> _ReadSheet | _Reason:
     kind = saved["activity"]
     if kind not in ("rate", "compare"):
         return _Reason("an unknown activity",
@@ -105,7 +105,7 @@ def _read_class_sheet(relative: str, saved: dict, activities: dict) -> _Sheet | 
     positions = {index: shown for shown, index in enumerate(order)}
     sheet = _checked(relative, kind, pseudonym.strip(), key, saved_at,
                      [(index, value, positions[index]) for index, value in enumerate(answers)])
-    if isinstance(sheet, _Sheet) and seed != activity.seed:
+    if isinstance(sheet, _ReadSheet) and seed != activity.seed:
         sheet.notes.insert(0, _Reason("another seed, the same clips",
                                       f"saved under seed {seed!r}, this class's is "
                                       f"{activity.seed}: the same clips in another order, "
@@ -114,7 +114,7 @@ def _read_class_sheet(relative: str, saved: dict, activities: dict) -> _Sheet | 
 
 
 def _read_rate_yourself(path: Path, relative: str, saved: dict, content: bytes,
-                        activities: dict) -> _Sheet | _Reason:
+                        activities: dict) -> _ReadSheet | _Reason:
     """A sheet of the rate-yourself panel: items in the order played, and their scores."""
     rate = activities.get("rate")
     if rate is None:
@@ -134,7 +134,7 @@ def _read_rate_yourself(path: Path, relative: str, saved: dict, content: bytes,
     sheet = _checked(relative, "rate", f"sheet-{digest[:6]}", digest, saved_at,
                      [(index[item], score, shown)
                       for shown, (item, score) in enumerate(zip(items, scores))])
-    if isinstance(sheet, _Sheet):
+    if isinstance(sheet, _ReadSheet):
         sheet.notes.insert(0, _Reason("a rate-yourself sheet",
                                       "a rate-yourself sheet: no pseudonym inside, named by "
                                       "its content; its time is the file's"))
@@ -148,7 +148,7 @@ def _time(text) -> datetime:
     return moment
 
 
-def _checked(relative, kind, pseudonym, key, saved_at, entries) -> _Sheet | _Reason:
+def _checked(relative, kind, pseudonym, key, saved_at, entries) -> _ReadSheet | _Reason:
     """The valid answers of ``entries`` [(item index, answer, position)], with a note per
     invalid one, or why the sheet is left out (no valid answer at all)."""
     answers, notes, as_text = {}, [], []
@@ -182,4 +182,4 @@ def _checked(relative, kind, pseudonym, key, saved_at, entries) -> _Sheet | _Rea
                              f"every pair answered {given.pop()!r}: no information on which "
                              f"setting is preferred (which setting of a pair plays first was "
                              f"drawn at random)"))
-    return _Sheet(relative, kind, pseudonym, key, saved_at, answers, notes)
+    return _ReadSheet(relative, kind, pseudonym, key, saved_at, answers, notes)

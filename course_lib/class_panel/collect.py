@@ -32,21 +32,24 @@ from pathlib import Path
 
 import numpy as np
 
-from course_lib.class_panel._sheet_reading import _SAME_SIDE_LABEL, _read, _Reason, _Sheet, _time
+from course_lib.class_panel._sheet_reading import (_SAME_SIDE_LABEL, _read, _ReadSheet, _Reason,
+                                                   _time)
 from course_lib.class_panel.activities import _ANSWER_DEGREES, CompareActivity, RateActivity
 from course_lib.class_panel.sheets import _NAMESAKE_DIGITS
+from course_lib.rater_data import RaterData
 
 _COUNTED, _SUPERSEDED, _LEFT_OUT = "counted", "superseded", "left out"
 _SKIPPED_FOLDERS = {".ipynb_checkpoints"}
 
 
 @dataclass(frozen=True)
-class SheetRecord:
-    """One file :func:`collect` read: ``path`` (relative to the folder read), ``status``
-    (counted, superseded or left out), ``reason`` (why, or notes on a counted sheet, naming
-    files), ``labels`` the same reasons as short fixed phrases ("; " between them) that name no
-    file, student or pseudonym (what may be shown in class), and for a readable sheet its
-    ``activity``, shown ``pseudonym`` and ``n_answers``."""
+class CollectedFile:
+    """One file :func:`collect` read, whether a sheet or not, and what became of it: ``path``
+    (relative to the folder read), ``status`` (counted, superseded or left out), ``reason``
+    (why, or notes on a counted sheet, naming files), ``labels`` the same reasons as short
+    fixed phrases ("; " between them) that name no file, student or pseudonym (what may be
+    shown in class), and for a readable sheet its ``activity``, shown ``pseudonym`` and
+    ``n_answers``."""
 
     path: str
     status: str
@@ -63,7 +66,8 @@ class Collection:
     ``rate_labels`` (items, raters, scores): one row per score, ``items`` indexing
     ``rate.items`` and ``raters`` indexing ``rate_raters``; ``comparisons``: pseudonym ->
     (first, second, y) setting indices and degrees (``_ANSWER_DEGREES``) of the answered pairs;
-    ``rows`` the tidy long table (:meth:`write` saves it as CSV)."""
+    ``rows`` the tidy long table (:meth:`write` saves it as CSV); :meth:`rater_data` gives the
+    scores as a RaterData, a panel of the class."""
 
     folder: str
     rate: RateActivity | None
@@ -73,7 +77,7 @@ class Collection:
     rate_labels: tuple[np.ndarray, np.ndarray, np.ndarray]
     comparisons: dict
     rows: tuple[dict, ...]
-    sheets: tuple[SheetRecord, ...]
+    sheets: tuple[CollectedFile, ...]
     from_table: bool = False      # read back from what :meth:`write` saved
 
     def class_summary(self) -> str:
@@ -88,7 +92,26 @@ class Collection:
         lines += [f"  {status}, {label}: {n}" for status, label, n in self.counts_by_reason()]
         return "\n".join(lines)
 
-    def left_out(self) -> tuple[SheetRecord, ...]:
+    def rater_data(self) -> tuple[RaterData, tuple[str, ...], np.ndarray]:
+        """The class's scores as a panel: ``(ratings, raters, items)``, a RaterData on 0-10
+        with one rater per student who rated (numbered as ``rate_raters``, sorted by shown
+        pseudonym; no file or student name) over the clips someone scored, whose panel item
+        numbers are ``items`` (clip ``i`` of ``ratings`` is ``items[i]``)."""
+        if self.rate is None or not self.rate_raters:
+            raise ValueError("collection: holds no rating sheets")
+        clips, raters, scores = (np.asarray(column) for column in self.rate_labels)
+        scored = np.unique(clips)
+        try:
+            ratings = RaterData.from_long(np.searchsorted(scored, clips), raters, scores,
+                                          n_items=scored.size, n_raters=len(self.rate_raters),
+                                          scale=(0, 10))
+            items = np.asarray(self.rate.items)[scored]
+        except (ValueError, TypeError, IndexError) as err:
+            raise ValueError(f"collection: its rate_labels are not a class's scores ({err})") \
+                from None
+        return ratings, self.rate_raters, items
+
+    def left_out(self) -> tuple[CollectedFile, ...]:
         return tuple(record for record in self.sheets if record.status == _LEFT_OUT)
 
     def status_counts(self) -> dict[str, int]:
@@ -135,7 +158,7 @@ class Collection:
                              f"originals are never written to, pick a folder outside it")
         out.mkdir(parents=True, exist_ok=True)
         written = [_write_csv(out / _TABLE, list(_ANSWER_COLUMNS), self.rows),
-                   _write_csv(out / _REPORT, list(SheetRecord.__dataclass_fields__),
+                   _write_csv(out / _REPORT, list(CollectedFile.__dataclass_fields__),
                               [record.__dict__ for record in self.sheets])]
         return written
 
@@ -190,7 +213,7 @@ def read_collection(folder, rate: RateActivity | None = None,
         index = (activities[kind].items.index(int(row["item"])) if kind == "rate"
                  else int(row["item"]))
         value = int(row["answer"]) if kind == "rate" else row["answer"]
-        sheet = answers.setdefault((row["pseudonym"], kind), _Sheet(
+        sheet = answers.setdefault((row["pseudonym"], kind), _ReadSheet(
             "", kind, row["pseudonym"], "", _time(row["saved_at"]), {}))
         sheet.answers[index] = (value, int(row["position"]))
     counted = []
@@ -198,7 +221,7 @@ def read_collection(folder, rate: RateActivity | None = None,
         sheet.path = f"{kind}:{name}"          # a key of the table's own, never shown
         counted.append(sheet)
     names = {sheet.path: sheet.pseudonym for sheet in counted}
-    records = [SheetRecord(row["path"], row["status"], row["reason"], row.get("labels", ""),
+    records = [CollectedFile(row["path"], row["status"], row["reason"], row.get("labels", ""),
                            row["activity"], row["pseudonym"], int(row["n_answers"] or 0))
                for row in reported if row["activity"] in activities or not row["activity"]]
     return replace(_assemble(root.resolve(), rate, compare, counted, names, records),
@@ -226,13 +249,13 @@ def collect(folder, rate: RateActivity | None = None,
         relative = path.relative_to(root).as_posix()
         sheet = _read(path, relative, activities)
         if isinstance(sheet, _Reason):
-            records.append(SheetRecord(relative, _LEFT_OUT, sheet.text, sheet.label))
+            records.append(CollectedFile(relative, _LEFT_OUT, sheet.text, sheet.label))
         else:
             sheets.append(sheet)
     counted, superseded = _latest_per_student(sheets)
     names = _shown_names(counted)
     records += superseded
-    records += [SheetRecord(s.path, _COUNTED, "; ".join(note.text for note in s.notes),
+    records += [CollectedFile(s.path, _COUNTED, "; ".join(note.text for note in s.notes),
                             "; ".join(note.label for note in s.notes), s.kind, names[s.path],
                             len(s.answers)) for s in counted]
     return _assemble(root.resolve(), rate, compare, counted, names,
@@ -255,7 +278,7 @@ def _sheet_files(root: Path) -> list[Path]:
                   if path.is_file() and not _SKIPPED_FOLDERS & set(path.parts))
 
 
-def _latest_per_student(sheets: list[_Sheet]) -> tuple[list[_Sheet], list[SheetRecord]]:
+def _latest_per_student(sheets: list[_ReadSheet]) -> tuple[list[_ReadSheet], list[CollectedFile]]:
     """The latest sheet of each (activity, key); the others as superseded records."""
     groups: dict = {}
     for sheet in sheets:
@@ -265,7 +288,7 @@ def _latest_per_student(sheets: list[_Sheet]) -> tuple[list[_Sheet], list[SheetR
         group.sort(key=lambda s: (s.saved_at, s.path))
         latest = group[-1]
         counted.append(latest)
-        superseded += [SheetRecord(s.path, _SUPERSEDED,
+        superseded += [CollectedFile(s.path, _SUPERSEDED,
                                    f"the same student saved a later sheet ({latest.path}, "
                                    f"{latest.saved_at.isoformat()}); kept on disk",
                                    "a later sheet of the same student counts",
@@ -273,7 +296,7 @@ def _latest_per_student(sheets: list[_Sheet]) -> tuple[list[_Sheet], list[SheetR
     return sorted(counted, key=lambda s: s.path), superseded
 
 
-def _shown_names(counted: list[_Sheet]) -> dict[str, str]:
+def _shown_names(counted: list[_ReadSheet]) -> dict[str, str]:
     """Each counted sheet's shown pseudonym: a pseudonym two keys share gets ``~`` and the
     first digits of the key, enough to tell every pair of those keys apart."""
     keys: dict = {}
@@ -294,8 +317,8 @@ def _shown_names(counted: list[_Sheet]) -> dict[str, str]:
     return names
 
 
-def _assemble(root: Path, rate, compare, counted: list[_Sheet], names: dict,
-              records: list[SheetRecord]) -> Collection:
+def _assemble(root: Path, rate, compare, counted: list[_ReadSheet], names: dict,
+              records: list[CollectedFile]) -> Collection:
     rows, labels, comparisons = [], [], {}
     raters = sorted({names[s.path] for s in counted if s.kind == "rate"})
     rater_number = {name: number for number, name in enumerate(raters)}

@@ -1,7 +1,7 @@
 """The class's figures: what each one draws, read from the class's results.
 
-:func:`class_figures` reads :class:`~course_lib.class_panel.ratings.ClassRatings` and
-:class:`~course_lib.class_panel.preferences.ClassPreferences` (the students who entered the
+:func:`class_figures` reads :class:`~course_lib.class_panel.score_model.ClassRatings` and
+:class:`~course_lib.class_panel.preference_model.ClassPreferences` (the students who entered the
 model, each interval as its low and high end, the verdicts in words) and hands the numbers to the
 figure builders of :mod:`course_lib.plotting.class_panel`, which draw them and describe them
 and know nothing of the models.
@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from course_lib.class_panel.preferences import ClassPreferences
-from course_lib.class_panel.ratings import ClassRatings, _interval_z
+from course_lib.class_panel.preference_model import ClassPreferences
+from course_lib.class_panel.score_model import ClassRatings, _interval_z
 from course_lib.class_panel.student_pages import _check_class_results
 from course_lib.class_panel.verdict_trust import differ_trust
 from course_lib.plotting.class_panel import (ClassFigure, consensus_figure, held_out_figure,
                                              preferences_figure, reliability_figure,
                                              students_figure)
-from course_lib.plotting.rate_yourself import BesideExperts
+from course_lib.plotting.listener_panel import BesideExperts
 
 __all__ = ["class_figures", "listener_beside_experts"]
 
@@ -42,7 +42,7 @@ def class_figures(ratings: ClassRatings | None = None,
 def listener_beside_experts(ratings: ClassRatings, pseudonym: str = "you") -> BesideExperts:
     """``pseudonym``'s noise variance and bias with their intervals beside the experts', as the
     sixth-rater figure draws them (``ratings`` from
-    :func:`~course_lib.class_panel.ratings.listener_ratings_model` or of a whole class)."""
+    :func:`~course_lib.class_panel.score_model.listener_ratings_model` or of a whole class)."""
     r = ratings.row(pseudonym)
     if r is None:
         raise ValueError(f"pseudonym: {pseudonym!r} handed in no rating sheet")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from course_lib.class_panel.preferences import ClassPreferences
+from course_lib.class_panel.preference_model import ClassPreferences
 from course_lib.class_panel.verdict_trust import (_favourite_trust, _opposite_trust, _percent,
                                                   _sure_trust, _class_condition, differ_trust)
 from course_lib.stimuli import standard_equaliser

@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from course_lib.class_panel.activities import _COMPARE_ANSWERS, CompareActivity, RateActivity
-from course_lib.raters.rate_yourself import whole_score
+from course_lib.raters.listener_panel import whole_score
 
 _SHEET_FORMAT = "course-class-sheet/1"
 #: A namesake's pseudonym is shown with "~" and at least this many hex digits of their key.
@@ -104,6 +104,10 @@ def _utc_now() -> str:
 
 class ClassSheet:
     """One student's answers to one activity (:mod:`~course_lib.class_panel.activities`).
+
+    Saved under the student's pseudonym and key for the lecturer to collect; a
+    :class:`~course_lib.raters.listener_panel.ScoreSheet` is instead a listener's own 0-10
+    scores for the rate-yourself panel, kept under no name.
 
     ``answers[i]`` belongs to the activity's item ``i`` (None: not answered yet);
     :attr:`order` is the order the student meets the items in. ``answer(i, value)`` checks the

@@ -19,7 +19,7 @@ Classes of known truth for the calibration of the ratings model (issue 59):
 :func:`_known_truth_panel` (sentences scored by five experts of known noise),
 :func:`_round_clips` (a round high on the scale or spread over it, :data:`CLIP_SETS`),
 :func:`known_truth_class` (students of a kind scoring the clips as the issue's classes did) and
-:func:`calibration_classes`, the grid of tests/class_panel/test_ratings_calibration.py and
+:func:`calibration_classes`, the grid of tests/class_panel/test_score_model_calibration.py and
 experiments/class_panel_calibration.py, with :func:`interval_hits`.
 """
 
@@ -33,7 +33,7 @@ import numpy as np
 from course_lib.class_panel.activities import (_ANSWER_DEGREES, _GAIN_RANGE_DB,
                                                CompareActivity, RateActivity)
 from course_lib.class_panel.sheets import ClassSheet, Identity, _new_pseudonym
-from course_lib.raters.rater_data import RaterData
+from course_lib.rater_data import RaterData
 from course_lib.simulators.rater_scores import simulate_integer_scores
 from course_lib.validation import as_positive_int, as_rng
 
@@ -139,7 +139,7 @@ def taste_class(compare: CompareActivity, n_students: int, spread_db: float, rng
     class ideal with sd ``spread_db`` per band (0: a class of one taste; simulated_class uses
     :data:`TASTE_SPREAD_DB`), answered as :func:`simulated_class`'s students answer but without
     sheets: ``(comparisons, ideals)``, comparisons a dict pseudonym -> (first, second, y) as
-    :func:`~course_lib.class_panel.preferences.class_preferences_model` reads them, ideals
+    :func:`~course_lib.class_panel.preference_model.class_preferences_model` reads them, ideals
     (n_students, n_bands)."""
     rng = as_rng(rng)
     class_ideal = _class_ideal(compare.settings.shape[1], rng)
@@ -272,7 +272,7 @@ def calibration_classes(seed: int, n_small: int = 25, n_large: int = 200) -> lis
 
 
 def interval_hits(ratings, truth: KnownTruthClass) -> dict:
-    """Which intervals of a fitted :class:`~course_lib.class_panel.ratings.ClassRatings` hold
+    """Which intervals of a fitted :class:`~course_lib.class_panel.score_model.ClassRatings` hold
     the truth: ``bias`` and ``noise`` (booleans per informative student) and ``k`` (one
     boolean: the k needed within its interval, an open upper end holding any k beyond)."""
     ok = ratings.informative

@@ -5,7 +5,7 @@ their own (:func:`student_page`, Markdown) in plain words: their bias (lenient o
 noise (how far their scores stray beyond that bias), their agreement with the five experts, and
 how their equaliser choices differ from the class's. Each number of the scores comes with its
 interval, named for what it is (:meth:`ClassRatings.interval_name
-<course_lib.class_panel.ratings.ClassRatings.interval_name>`: a Bayesian credible interval, or
+<course_lib.class_panel.score_model.ClassRatings.interval_name>`: a Bayesian credible interval, or
 an approximate confidence interval) and how often such intervals held the truth on simulated
 students; the equaliser choices (:mod:`.preference_page`) come with the preference model's
 posterior probability that a setting is preferred and how often each verdict was right on
@@ -26,8 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from course_lib.class_panel.preference_page import _preferences_section
-from course_lib.class_panel.preferences import ClassPreferences
-from course_lib.class_panel.ratings import MIN_CLASS_FOR_PRIOR, ClassRatings, _interval_z
+from course_lib.class_panel.preference_model import ClassPreferences
+from course_lib.class_panel.score_model import MIN_CLASS_FOR_PRIOR, ClassRatings, _interval_z
 from course_lib.class_panel.verdict_trust import _agreement_trust, _alone_trust
 
 __all__ = ["beside_experts", "distance_interval", "student_page", "write_student_pages"]
@@ -41,8 +41,8 @@ _SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_~.-]{0,63}")
 def student_page(pseudonym: str, ratings: ClassRatings | None = None,
                  preferences: ClassPreferences | None = None) -> str:
     """A short Markdown page for ``pseudonym`` alone (module docstring), from the class's
-    ``ratings`` (:func:`~course_lib.class_panel.ratings.class_ratings_model`) and
-    ``preferences`` (:func:`~course_lib.class_panel.preferences.class_preferences_model`);
+    ``ratings`` (:func:`~course_lib.class_panel.score_model.class_ratings_model`) and
+    ``preferences`` (:func:`~course_lib.class_panel.preference_model.class_preferences_model`);
     either may be None."""
     _check_class_results(ratings, preferences)
     if not isinstance(pseudonym, str):
@@ -66,7 +66,7 @@ def beside_experts(ratings: ClassRatings, pseudonym: str = "you") -> str:
     class_panel_calibration result, :func:`~.verdict_trust._alone_trust`): an expert inside
     the interval is one the scores cannot tell the student apart from, said every time.
     ``ratings`` of a listener alone
-    (:func:`~course_lib.class_panel.ratings.listener_ratings_model`) or of a class too small
+    (:func:`~course_lib.class_panel.score_model.listener_ratings_model`) or of a class too small
     for a class prior of the noise (fewer than :data:`~.ratings.MIN_CLASS_FOR_PRIOR`
     informative students), which reads each student as alone; a larger class's intervals are
     not the ones measured, and are refused."""
@@ -151,8 +151,9 @@ def write_student_pages(folder, ratings: ClassRatings | None = None,
 
 def _check_class_results(ratings, preferences) -> None:
     """Refuse what is not the class's results: ``ratings`` a :class:`ClassRatings` or None,
-    ``preferences`` a :class:`~course_lib.class_panel.preferences.ClassPreferences` or None, and
-    not both None (the pages here and :func:`course_lib.class_panel.figures.class_figures`)."""
+    ``preferences`` a :class:`~course_lib.class_panel.preference_model.ClassPreferences` or
+    None, and not both None (the pages here and
+    :func:`course_lib.class_panel.figures.class_figures`)."""
     if ratings is not None and not isinstance(ratings, ClassRatings):
         raise TypeError(f"ratings: expected a ClassRatings or None, got "
                         f"{type(ratings).__name__}")

@@ -29,7 +29,7 @@ import numpy as np
 from course_lib.data import DataError, _parse_float, _parse_int, _parse_text, _read_csv_table
 from course_lib.data.wav import load_waveform
 from course_lib.features import mfcc_features
-from course_lib.ratings import RaterData
+from course_lib.rater_data import RaterData
 from course_lib.validation import as_positive_int, as_waveform
 
 _DATASET = "fluency"
@@ -157,7 +157,7 @@ class FluencySet:
     """The fluency set; item i is row i of every array.
 
     ``features`` (N, 33) float64 with column names ``feature_names``; ``ratings`` a
-    :class:`~course_lib.ratings.RaterData` on the scale (0, 10) (items 0..N-1, raters 0..4,
+    :class:`~course_lib.rater_data.RaterData` on the scale (0, 10) (items 0..N-1, raters 0..4,
     a few labels missing); ``truth`` (N,) the hidden true fluency; ``controls`` maps each of
     :data:`_CONTROL_NAMES` to an (N,) array (speed in words per minute, word gap in espeak-ng's
     units of 10 ms, number of hesitations and their total length in ms, pitch, number of

@@ -49,7 +49,7 @@ from course_lib.data.speechocean762_source import (_COMMIT, _CORPUS_MANIFEST, _C
                                                   _LEXICON, _N_RATERS, _SCALE,
                                                   _corpus_manifest, _read_corpus_file)
 from course_lib.data.wav import _decode
-from course_lib.ratings import RaterData
+from course_lib.rater_data import RaterData
 from course_lib.validation import as_selection
 
 _DATASET = "speechocean762"
@@ -122,7 +122,7 @@ class PanelSet:
     front end; "gop": 17 goodness of pronunciation features; "both": the 50 side by side) with
     column names ``feature_names``; ``gop_aligned`` False for the sentences that did not align,
     whose GOP features are the training medians; ``ratings`` a
-    :class:`~course_lib.ratings.RaterData` of the five experts' scores of ``aspect`` on the
+    :class:`~course_lib.rater_data.RaterData` of the five experts' scores of ``aspect`` on the
     scale (0, 10) (every expert scored every sentence); ``texts`` the prompts, ``speakers`` and
     ``utterances`` the corpus's ids; ``train`` and ``test`` the corpus's split as sorted item
     indices (disjoint speakers).

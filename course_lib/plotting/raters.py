@@ -16,7 +16,7 @@ from matplotlib.colors import Normalize
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import FuncFormatter, NullFormatter, NullLocator
 
-from ..raters.rater_data import RaterData
+from ..rater_data import RaterData
 from ..metrics import check_scale
 from ..validation import as_float_array, as_positive_float
 from .colour import _series_linestyle, _series_marker, _text_colours

@@ -3,9 +3,6 @@
 What the unit teaches, in the order of lecture 05 (each module holds one idea; the cores are listed
 in ``docs/ALGORITHMS.md``):
 
-- ``rater_data``: every rater's scores per item in long format (:class:`RaterData`), with the
-  per-item summaries the models read; the type is ``course_lib.ratings``, below the models, so
-  that the data loaders return it without importing a model.
 - ``multi_rater``: several raters' scores in one GP with one noise for all raters
   (:class:`MultiRaterGP`): the mean model, the joint model of every score with its spread term
   (:func:`joint_evidence`, :class:`MultiRaterEvidence`) and the repeated-input model
@@ -20,27 +17,32 @@ in ``docs/ALGORITHMS.md``):
   :func:`assign_regions`), found by k-means or by affinity propagation (Frey & Dueck 2007).
 - ``rater_comparison``: the comparisons the lecture draws between the models (centred scores,
   the joint evidence over one noise variance, the four annotator models).
-- ``rate_yourself``: you as one more rater of a real panel (:class:`ScoreSheet`,
-  :func:`panel_with_listener`).
+- ``listener_panel``: you as one more rater of a real panel, the listener beside its raters
+  (:class:`ScoreSheet`, :func:`panel_with_listener`).
 - ``experiment_tables``: the tables section 8 prints of the reproduced experiments of
   Gil-González et al. 2019 and arXiv 2306.02719 (through :func:`course_lib.reports.report`).
 
-An engine a reader of an algorithm need not open: ``_noise_table`` (the noise table's bounds,
-floor, names and starting values, and its checks). The kernels and GP regression the models
+The data every model here reads, every rater's scores per item in long format with the per-item
+summaries, is :class:`~course_lib.rater_data.RaterData`: it sits below the models, so that the
+data loaders return it without importing a model, and is imported from there alone
+(``from course_lib.rater_data import RaterData``); this face does not show it.
+
+Engines a reader of an algorithm need not open: ``_noise_table`` (the noise table's bounds,
+floor, names and starting values, and its checks) and ``_model_input`` (the checks every model
+makes of its ``X`` and ``data``). The kernels and GP regression the models
 build on are in :mod:`course_lib.gp`.
 """
 
 from .annotator_noise import (AnnotatorEvidence, AnnotatorNoiseGP, annotator_evidence,
                               annotator_log_likelihood, weighted_means, WeightedMeans)
+from .listener_panel import ScoreSheet, panel_with_listener
 from .multi_rater import MultiRaterGP, MultiRaterEvidence, joint_evidence, joint_log_likelihood
-from .rate_yourself import ScoreSheet, panel_with_listener
 from .rater_comparison import (centre_scores, fit_annotator_models, fit_score_model, noise_profile,
                                true_noise_table)
-from .rater_data import RaterData
 from .regions import Regions, assign_regions
 
 __all__ = [
-    "RaterData", "weighted_means", "WeightedMeans", "MultiRaterEvidence", "joint_evidence",
+    "weighted_means", "WeightedMeans", "MultiRaterEvidence", "joint_evidence",
     "MultiRaterGP", "AnnotatorEvidence", "annotator_evidence", "AnnotatorNoiseGP", "Regions",
     # deprecated, removed in the next release (CONVENTIONS 3.4)
     "joint_log_likelihood", "annotator_log_likelihood",

@@ -29,7 +29,8 @@ import numpy as np
 from ..validation import as_float_array, as_positive_float
 from ..gp.kernel_base import Kernel
 from ..gp.priors import Prior
-from .rater_data import RaterData, _as_items_and_ratings, _as_rater_data
+from ..rater_data import RaterData
+from ._model_input import _as_items_and_ratings, _as_rater_data
 from ..gp.regression import NOISE_BOUNDS
 
 __all__ = ["NOISE_FLOOR", "floor_summary"]

@@ -54,7 +54,7 @@ Fisher-identity gradient) shrink near an optimum, so a few dozen of them make a 
 L-BFGS-B finishes the job.
 
 Beside this module: :mod:`course_lib.raters.regions` (the regions l(i) of GPR-MANH),
-:mod:`course_lib.raters.rater_data` (the labels) and the engine
+:mod:`course_lib.rater_data` (the labels) and the engine
 :mod:`course_lib.raters._noise_table` (the noise table's bounds and floor, its starting values
 and names, and the refusal of cells with fewer than 2 labels).
 
@@ -81,7 +81,7 @@ from ..validation import RngLike, as_float_array, as_positive_int, warn_deprecat
 from ._noise_table import (NOISE_FLOOR, _AT_FLOOR_FACTOR, _NOISE_CEILING, _check_cells,
                            _check_evidence_arguments, _check_labels, _check_noise_floor,
                            _initial_table, _model_priors, _noise_names, floor_summary)
-from .rater_data import RaterData
+from ..rater_data import RaterData
 from .regions import region_labels
 
 

@@ -27,8 +27,8 @@ Three models, one class (:class:`MultiRaterGP`, ``mode=``):
 ``predict(X*, include_noise=True)`` gives the distribution of ONE rater's score: the latent
 variance plus sigma^2 ("joint"/"repeated") or plus sigma_base^2 ("mean").
 
-The data, with the summaries R_i, ybar_i and S_i, are a ``raters.rater_data.RaterData``, shared by
-every model of Units 5-7.
+The data, with the summaries R_i, ybar_i and S_i, are a
+:class:`~course_lib.rater_data.RaterData`, shared by every model of Units 5-7.
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ from ..gp.optimise import (HyperparameterFit, check_priors, negative_log_posteri
 from ..gp.parameters import ModelParameters, check_parameter, log_scalar, log_bounds
 from ..gp.prediction import LatentGaussian, add_noise
 from ..gp.priors import Prior
-from .rater_data import RaterData, _as_items_and_ratings, _as_rater_data
+from ..rater_data import RaterData
+from ._model_input import _as_items_and_ratings, _as_rater_data
 from ..gp.regression import NOISE_BOUNDS, RegressionEvidence, gaussian_evidence
 
 __all__ = ["MultiRaterEvidence", "joint_evidence", "joint_log_likelihood", "MultiRaterGP"]

@@ -25,7 +25,7 @@ from .annotator_noise import AnnotatorNoiseGP
 from .regions import Regions, left_to_right, assign_regions
 from ..gp.kernels import SquaredExponential
 from .multi_rater import _MODES, MultiRaterGP, joint_evidence
-from .rater_data import RaterData
+from ..rater_data import RaterData
 from ..gp.regression import GPRegression
 
 __all__ = ["centre_scores", "ScoreModel", "fit_score_model", "NoiseProfile", "noise_profile",

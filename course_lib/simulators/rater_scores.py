@@ -13,7 +13,7 @@ differs by annotator and by region of the input space.
   number, the fraction x of their time spent in pauses, with true fluency :func:`toy_truth`,
   scored 0-10 by a panel of raters (one-dimensional, so that every score can be seen).
 
-Each simulator returns a complete :class:`~course_lib.raters.rater_data.RaterData` (the toy problems
+Each simulator returns a complete :class:`~course_lib.rater_data.RaterData` (the toy problems
 return it with their inputs and truth).
 """
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..raters.regions import Regions, left_to_right, region_labels, assign_regions
-from ..raters.rater_data import RaterData
+from ..rater_data import RaterData
 from ..metrics import check_scale
 from ..validation import RngLike, as_positive_float, as_positive_int, as_rng, as_float_array
 

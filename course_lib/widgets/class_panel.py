@@ -1,6 +1,7 @@
 """The two class activities as a student meets them: the class as a panel (Units 5 and 6).
 
-* :func:`class_rate` -- the sixth-rater panel (:class:`~course_lib.widgets.rate_yourself.RateYourself`)
+* :func:`class_rate` -- the sixth-rater panel
+  (:class:`~course_lib.widgets.listener_panel.RateYourself`)
   on the sentences of the lecturer's rating round
   (:func:`course_lib.class_panel.activities.rate_activity`), in the student's own order;
 * :func:`class_compare` -- the pairs of the comparison round
@@ -29,10 +30,10 @@ from course_lib.class_panel.activities import (DEFAULT_SEED, CompareActivity, co
                                                rate_activity)
 from course_lib.class_panel.sheets import ClassSheet, Identity, my_identity
 from course_lib.data.speechocean762 import load_speechocean762
-from course_lib.raters.rate_yourself import ScoreSheet
+from course_lib.raters.listener_panel import ScoreSheet
 from course_lib.stimuli import CLIP_TRANSCRIPTS, wav_bytes
 from course_lib.validation import renamed_error
-from course_lib.widgets.rate_yourself import RateYourself, _SheetFile
+from course_lib.widgets.listener_panel import RateYourself, _SheetFile
 from course_lib.widgets.slider_names import _SliderNames
 from course_lib.widgets.status import _StatusLine
 

@@ -59,7 +59,7 @@ CELLS = [
     """from course_lib.widgets.recorder import Recorder
 recorder = Recorder(max_seconds=%s, prompts=["seven", "seven"])
 recorder""" % MAX_SECONDS,
-    """from course_lib.widgets.rate_yourself import rate_yourself
+    """from course_lib.widgets.listener_panel import rate_yourself
 panel = rate_yourself("first_try.json")
 panel""",
     """from course_lib.widgets.gp import kernel_explorer

@@ -5,7 +5,7 @@ Every individual fit, shuffle and held-out model is one Laplace posterior among 
 together from counts of each degree on each pair; each is checked against the library's own
 :func:`~course_lib.preference.laplace.laplace_mode` on the same answers one by one. The held-out
 log score's Gauss-Hermite rule is checked against the library's adaptive quadrature. (A sheet
-giving the same side to every pair, left out of every fit, is tested in test_preferences.py.)
+giving the same side to every pair, left out of every fit, is tested in test_preference_model.py.)
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ import warnings
 import numpy as np
 
 from course_lib.class_panel._batched_laplace import _BatchedLaplace, _log_predictive
-from course_lib.class_panel.preferences import _long_table
+from course_lib.class_panel.preference_model import _long_table
 from course_lib.preference.comparisons import Comparisons, DisconnectedComparisonsWarning
 from course_lib.preference.laplace import laplace_mode
 from course_lib.simulators.personalisation import equaliser_model
 
-from .test_preferences import PAIRS, SETTINGS, a_class
+from .test_preference_model import PAIRS, SETTINGS, a_class
 
 
 def pooled_model(comparisons):

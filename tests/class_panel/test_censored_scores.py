@@ -11,7 +11,7 @@ from scipy.stats import norm
 
 from course_lib.class_panel._censored_scores import (_experts_log_likelihood,
                                                      _log_score_probability, _score_counts)
-from course_lib.raters.rater_data import RaterData
+from course_lib.rater_data import RaterData
 
 
 def test_a_score_is_the_probability_of_its_interval_and_the_ends_are_censored():

@@ -21,6 +21,7 @@ from course_lib.class_panel.activities import RateActivity, compare_activity
 from course_lib.class_panel.collect import (_COUNTED, _LEFT_OUT, _SUPERSEDED, class_collection,
                                            collect, read_collection)
 from course_lib.class_panel.sheets import ClassSheet, Identity
+from course_lib.raters.listener_panel import ScoreSheet
 
 RATE = RateActivity(seed=7, items=tuple(range(100, 120)))
 COMPARE = compare_activity(seed=7, n_settings=5, n_pairs=8)
@@ -203,6 +204,42 @@ def test_a_rate_yourself_sheet_still_counts_for_its_clips(tmp_path):
     items, _, scores = collection.rate_labels
     assert dict(zip(items.tolist(), scores.tolist()))[19] == 5.0  # first played = last item
     assert _record(collection, "old.json").status == _LEFT_OUT
+
+
+def test_the_rate_yourself_sheets_of_a_class_pool_into_one_panel(tmp_path):
+    """What pooling a class's saved score sheets into a panel asks: each sheet one rater,
+    numbered as ``rate_raters`` (by shown name, sorted), no file name kept; a sheet for other
+    clips, a malformed file and a score off the scale refused by name."""
+    played = list(RATE.items)
+    for name, scores in (("zoe.json", [3, None, 8]), ("adam.json", [4, 5, 9]),
+                         ("kim.json", [None, 6, 7])):
+        sheet = ScoreSheet(played)
+        for clip, score in enumerate(scores):
+            sheet.score(clip, score)
+        sheet.save(tmp_path / name)
+    other = ScoreSheet(list(range(300, 320)))
+    other.score(0, 5)
+    other.save(tmp_path / "other_clips.json")
+    (tmp_path / "malformed.json").write_text('{"items": [100, 101], "scores": [3]}',
+                                             encoding="utf-8")
+    (tmp_path / "off_scale.json").write_text(json.dumps(
+        {"items": played, "scores": [12, None, 11] + [None] * 17}), encoding="utf-8")
+    collection = collect(tmp_path, RATE)
+    assert [_record(collection, name).status for name in ("other_clips.json", "malformed.json",
+                                                          "off_scale.json")] == [_LEFT_OUT] * 3
+    assert "item 1: expected a whole score 0-10, got 12" in \
+        _record(collection, "off_scale.json").reason
+    ratings, raters, items = collection.rater_data()
+    assert raters == collection.rate_raters and len(raters) == 3
+    assert all(rater.startswith("sheet-") for rater in raters)
+    assert not any(".json" in str(value) for row in collection.rows for value in row.values())
+    assert items.tolist() == played[:3]          # clips nobody scored are left out
+    by_name = {_record(collection, name).pseudonym: column for name, column in (
+        ("zoe.json", [3, np.nan, 8]), ("adam.json", [4, 5, 9]), ("kim.json", [np.nan, 6, 7]))}
+    np.testing.assert_array_equal(ratings.matrix(), np.transpose([by_name[r] for r in raters]))
+    assert ratings.scale == (0, 10)
+    with pytest.raises(ValueError, match="^collection: holds no rating sheets"):
+        collect(tmp_path, compare=COMPARE).rater_data()
 
 
 def test_names_never_leave_the_folder_names_but_pseudonyms_do(tmp_path):

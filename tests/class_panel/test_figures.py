@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 from matplotlib.collections import PolyCollection
 
-from course_lib.class_panel.preferences import class_preferences_model
-from course_lib.class_panel.ratings import class_ratings_model
+from course_lib.class_panel.preference_model import class_preferences_model
+from course_lib.class_panel.score_model import class_ratings_model
 from course_lib.class_panel.figures import class_figures
 from course_lib.plotting.class_panel import ClassFigure
-from course_lib.raters.rater_data import RaterData
+from course_lib.rater_data import RaterData
 from course_lib.class_panel.verdict_trust import _class_condition, differ_trust, counted_share
 from course_lib.results import load_result
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from course_lib.class_panel.preference_page import _preferences_section, leans_opposite
-from course_lib.class_panel.preferences import ClassPreferences
+from course_lib.class_panel.preference_model import ClassPreferences
 from course_lib.class_panel.verdict_trust import (_favourite_trust, _opposite_trust,
                                                   _sure_trust, differ_trust)
 

@@ -10,7 +10,7 @@ from datetime import timezone
 
 import pytest
 
-from course_lib.class_panel._sheet_reading import _Reason, _Sheet, _read, _time
+from course_lib.class_panel._sheet_reading import _Reason, _ReadSheet, _read, _time
 
 from .test_collect import RATE, _edited, _rate_sheet
 
@@ -50,7 +50,7 @@ def test_a_sheet_edited_by_hand_names_what_is_wrong_but_its_label_names_nobody(
 def test_a_good_sheet_is_read_with_each_answer_at_the_position_it_was_met(tmp_path):
     path = _rate_sheet(tmp_path, "a.json", pseudonym=PSEUDONYM)
     sheet = _read(path, "a.json", {"rate": RATE})
-    assert isinstance(sheet, _Sheet) and (sheet.kind, sheet.pseudonym) == ("rate", PSEUDONYM)
+    assert isinstance(sheet, _ReadSheet) and (sheet.kind, sheet.pseudonym) == ("rate", PSEUDONYM)
     order = list(RATE.order_for(PSEUDONYM))  # the order this student's clips were played in
     assert sorted(sheet.answers) == list(range(20)) and not sheet.notes
     for index, (answer, position) in sheet.answers.items():
@@ -68,7 +68,7 @@ def test_a_rate_yourself_sheet_is_named_by_its_content_and_timed_by_its_file(tmp
     items = list(RATE.items)
     path.write_text(json.dumps({"items": items[::-1], "scores": [5, 6] * 5 + [None] * 10}))
     sheet = _read(path, "mine.json", {"rate": RATE})
-    assert isinstance(sheet, _Sheet) and sheet.pseudonym.startswith("sheet-")
+    assert isinstance(sheet, _ReadSheet) and sheet.pseudonym.startswith("sheet-")
     assert sheet.saved_at.tzinfo is timezone.utc
     # the first clip played is the set's last: its answer is at position 0
     assert sheet.answers[len(items) - 1] == (5, 0)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from course_lib.class_panel.preference_page import _preferences_section
-from course_lib.class_panel.ratings import MIN_CLASS_FOR_PRIOR, ClassRatings, Reliability
+from course_lib.class_panel.score_model import MIN_CLASS_FOR_PRIOR, ClassRatings, Reliability
 from course_lib.class_panel.student_pages import (_MARK, beside_experts, distance_interval,
                                                  student_page, write_student_pages)
 from course_lib.class_panel.verdict_trust import _agreement_trust, counted_share

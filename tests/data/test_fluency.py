@@ -20,7 +20,7 @@ import course_lib.data as data
 from course_lib.data.fluency import (_FEATURE_NAMES, _N_MFCC, load_fluency, speech_activity,
                                      _utterance_features)
 from course_lib.features import mfcc_features
-from course_lib.raters.rater_data import RaterData
+from course_lib.rater_data import RaterData
 
 sys.path.insert(0, str(data._DATA_ROOT.parent / "tools"))
 import make_fluency  # noqa: E402

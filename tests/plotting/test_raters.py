@@ -14,7 +14,7 @@ from course_lib.metrics import discretised_log_predictive  # noqa: E402
 from course_lib.plotting.raters import (plot_annotator_fit, plot_noise_profile,  # noqa: E402
                                         plot_noise_table, plot_rater_scores, plot_regions,
                                         plot_score_distribution, plot_speedup)
-from course_lib.raters import RaterData  # noqa: E402
+from course_lib.rater_data import RaterData  # noqa: E402
 from course_lib.simulators.rater_scores import annotator_toy_data  # noqa: E402
 
 

@@ -11,7 +11,7 @@ from scipy.stats import norm
 
 from bad_input import BadInput, check_case
 from course_lib.pronunciation.panel_gp import calibrated_half_width, panel_model, panel_predictive
-from course_lib.raters import RaterData
+from course_lib.rater_data import RaterData
 from course_lib.results import load_result
 
 

@@ -13,7 +13,8 @@ from scipy.stats import multivariate_normal
 
 from course_lib.gp import (LatentGaussian, LogNormal, SquaredExponential, gaussian_evidence,
                            log_evidence_surface)
-from course_lib.raters import MultiRaterGP, RaterData, joint_evidence, weighted_means
+from course_lib.rater_data import RaterData
+from course_lib.raters import MultiRaterGP, joint_evidence, weighted_means
 from course_lib.raters._noise_table import _AT_FLOOR_FACTOR, NOISE_FLOOR
 from course_lib.raters.annotator_noise import AnnotatorNoiseGP, annotator_evidence
 from course_lib.raters.regions import assign_regions

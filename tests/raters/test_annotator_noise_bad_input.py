@@ -16,7 +16,7 @@ import numpy as np
 from bad_input import BadInput, NegatedSE, check_case, parametrize
 from course_lib.raters.affinity import _affinity_propagation, _negative_squared_distances
 from course_lib.gp import SquaredExponential
-from course_lib.raters import RaterData
+from course_lib.rater_data import RaterData
 from course_lib.raters.annotator_noise import AnnotatorNoiseGP, annotator_evidence
 from course_lib.simulators.rater_scores import simulate_homogeneous, simulate_regions
 from course_lib.linalg import NotPositiveDefiniteError

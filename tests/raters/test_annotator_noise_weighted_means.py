@@ -8,7 +8,8 @@ from scipy import stats
 
 from bad_input import BadInput, check_case, parametrize
 from course_lib.linalg import LOG_2PI
-from course_lib.raters import RaterData, weighted_means
+from course_lib.rater_data import RaterData
+from course_lib.raters import weighted_means
 from tests.raters.test_multi_rater import ragged_panel
 
 

@@ -1,6 +1,6 @@
 """Several raters per item (course_lib.raters.multi_rater): the joint model against the
 repeated-input GP, the spread term (arXiv 2306.02719's g(Y)), ML-II of joint vs mean. The container
-(course_lib.ratings) is tested in tests/test_ratings.py.
+(course_lib.rater_data) is tested in tests/test_rater_data.py.
 
 Notation as in the module: item i has R_i labels y_ir, mean ybar_i, M = sum R_i labels,
 S = sum_i sum_r (y_ir - ybar_i)^2, one rater's noise sigma^2.
@@ -12,7 +12,8 @@ from scipy import stats
 
 from course_lib.gp import (GPRegression, LogNormal, Matern52, SquaredExponential,
                            gaussian_evidence)
-from course_lib.raters import MultiRaterGP, RaterData, joint_evidence, weighted_means
+from course_lib.rater_data import RaterData
+from course_lib.raters import MultiRaterGP, joint_evidence, weighted_means
 from course_lib.linalg import LOG_2PI
 from course_lib.metrics import discrete_kl, discretised_log_predictive
 from course_lib.simulators.rater_scores import simulate_integer_scores

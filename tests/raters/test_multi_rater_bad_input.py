@@ -1,7 +1,7 @@
 """Bad-input catalogue: several raters per item (Unit 5) and the score metrics.
 
 Families: "raters" (course_lib.raters.multi_rater: the joint evidence, the model, the simulator;
-the container's cases are in tests/test_ratings_bad_input.py) and "metrics" (course_lib.metrics: RMSE, rounded PCC/MSE, the discretised predictive,
+the container's cases are in tests/test_rater_data_bad_input.py) and "metrics" (course_lib.metrics: RMSE, rounded PCC/MSE, the discretised predictive,
 the discrete KL). Data sets the issue names as awkward but valid (one label per rater, missing
 labels, raters with no overlap) are accepted and tested in tests/raters/test_multi_rater.py; here are
 the ones that must be refused.
@@ -15,7 +15,8 @@ import pytest
 
 from bad_input import BadInput, NegatedSE, check_case, parametrize
 from course_lib.gp import SquaredExponential
-from course_lib.raters import MultiRaterGP, RaterData, joint_evidence
+from course_lib.rater_data import RaterData
+from course_lib.raters import MultiRaterGP, joint_evidence
 from course_lib.metrics import (discrete_kl, discretised_log_predictive, rmse, round_scores,
                                 rounded_pcc_mse)
 from course_lib.simulators.rater_scores import simulate_integer_scores

@@ -10,7 +10,7 @@ from course_lib.gp.kernels import SquaredExponential
 from course_lib.raters.multi_rater import MultiRaterGP
 from course_lib.raters.rater_comparison import (centre_scores, fit_annotator_models, fit_score_model,
                                                 noise_profile, true_noise_table)
-from course_lib.raters.rater_data import RaterData
+from course_lib.rater_data import RaterData
 from course_lib.metrics import discretised_log_predictive
 from course_lib.simulators.rater_scores import annotator_toy_data, toy_rater_data
 

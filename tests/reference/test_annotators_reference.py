@@ -18,7 +18,7 @@ from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process import kernels as skk
 
 from course_lib.gp import Matern52, SquaredExponential
-from course_lib.raters import RaterData
+from course_lib.rater_data import RaterData
 from course_lib.raters.annotator_noise import AnnotatorNoiseGP
 from course_lib.raters.regions import assign_regions
 from course_lib.simulators.rater_scores import simulate_regions

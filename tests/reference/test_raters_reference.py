@@ -25,7 +25,8 @@ from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 
 from course_lib.gp import SquaredExponential
-from course_lib.raters import MultiRaterGP, RaterData, joint_evidence
+from course_lib.rater_data import RaterData
+from course_lib.raters import MultiRaterGP, joint_evidence
 
 VARIANCE, LENGTHSCALE = 1.4, 0.8
 

@@ -23,9 +23,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from course_lib.class_panel.activities import compare_activity, rate_activity  # noqa: E402
 from course_lib.class_panel.sheets import Identity, my_identity  # noqa: E402
-from course_lib.raters.rate_yourself import panel_with_listener  # noqa: E402
+from course_lib.raters.listener_panel import panel_with_listener  # noqa: E402
 from course_lib.stimuli import wav_bytes  # noqa: E402
-from course_lib.widgets import rate_yourself as rate_module  # noqa: E402
+from course_lib.widgets import listener_panel as rate_module  # noqa: E402
 from course_lib.widgets.class_panel import (_ANSWERS, _COMPARE_FILE, _RATE_FILE,  # noqa: E402
                                             class_compare, class_rate)
 

@@ -167,13 +167,15 @@ MISTAKES = [
 
     Mistake("joint_log_evidence", why="the library's joint evidence, one rater per label",
             code="""
-        from course_lib.raters import RaterData, joint_evidence
+        from course_lib.rater_data import RaterData
+        from course_lib.raters import joint_evidence
         data = RaterData.from_long(items, np.arange(items.size), scores, n_items=K.shape[0])
         return float(joint_evidence(K, data, noise_variance).value)
         """, expect="off limits"),
     Mistake("joint_log_evidence", why="the library's joint evidence by its name before issue "
             "48 (a deprecated alias, as an answer written then calls it)", code="""
-        from course_lib.raters import RaterData, joint_log_likelihood
+        from course_lib.rater_data import RaterData
+        from course_lib.raters import joint_log_likelihood
         data = RaterData.from_long(items, np.arange(items.size), scores, n_items=K.shape[0])
         return float(joint_log_likelihood(K, data, noise_variance).value)
         """, expect="off limits"),
@@ -202,13 +204,15 @@ MISTAKES = [
         return discrete_kl(histograms, discretised_log_predictive(mean + offset, var_noisy))
         """, expect="off limits"),
     Mistake("precision_weighted_means", why="weighted_means, one rater per label", code="""
-        from course_lib.raters import RaterData, weighted_means
+        from course_lib.rater_data import RaterData
+        from course_lib.raters import weighted_means
         data = RaterData.from_long(items, np.arange(items.size), scores, n_items=n_items)
         weighted = weighted_means(data, noise_per_label)
         return weighted.target, weighted.noise, weighted.constant
         """, expect="off limits"),
     Mistake("annotator_log_evidence", why="the library's GPR-MA evidence", code="""
-        from course_lib.raters import RaterData, annotator_evidence
+        from course_lib.rater_data import RaterData
+        from course_lib.raters import annotator_evidence
         data = RaterData.from_long(items, raters, scores, n_items=K.shape[0])
         return float(annotator_evidence(K, data, annotator_variances, data.raters).value)
         """, expect="off limits"),
@@ -219,7 +223,8 @@ MISTAKES = [
         """, expect="off limits"),
     Mistake("fisher_noise_gradient", why="the library's Fisher gradient (the annotator "
             "evidence with any dK)", code="""
-        from course_lib.raters import RaterData, annotator_evidence
+        from course_lib.rater_data import RaterData
+        from course_lib.raters import annotator_evidence
         data = RaterData.from_long(items, raters, scores, n_items=K.shape[0])
         cells = regions[items] * variance_table.shape[1] + raters
         result = annotator_evidence(K, data, variance_table.ravel(), cells, dK=K[None])
@@ -228,7 +233,8 @@ MISTAKES = [
     Mistake("em_update", why="the EM step read off the library's Fisher gradient: "
             "g_j = sum over j's labels of -1/2 + E_l / (2 s_j), so mean E = s_j (1 + 2 g_j / n_j)",
             code="""
-        from course_lib.raters import RaterData, annotator_evidence
+        from course_lib.rater_data import RaterData
+        from course_lib.raters import annotator_evidence
         data = RaterData.from_long(items, raters, scores, n_items=K.shape[0])
         cells = regions[items] * variance_table.shape[1] + raters
         s = variance_table.ravel()

@@ -1,4 +1,4 @@
-"""The class's ratings beside the experts (``class_panel.ratings``).
+"""The class's ratings beside the experts (``class_panel.score_model``).
 
 Simulated classes stand in for a real one: a small panel with a known latent fluency over
 three features, five experts of known noise, and students of known bias and noise scoring 20
@@ -21,10 +21,10 @@ from scipy.stats import spearmanr
 
 from course_lib.class_panel.activities import RateActivity
 from course_lib.class_panel.collect import Collection
-from course_lib.class_panel.ratings import (ClassRatings, _reliability_of_mean,
-                                            class_ratings_model)
+from course_lib.class_panel.score_model import (ClassRatings, _reliability_of_mean,
+                                                class_ratings_model)
 from course_lib.data.speechocean762 import load_speechocean762
-from course_lib.raters.rater_data import RaterData
+from course_lib.rater_data import RaterData
 
 EXPERT_NOISE = 0.5
 ROUNDING = 1.0 / 12.0       # whole-number scores add about 1/12 to every rater's variance
@@ -248,7 +248,8 @@ def test_bad_input_is_named():
         with pytest.raises(error, match=message):
             class_ratings_model(arguments.pop("collection"), arguments.pop("panel"),
                                 **arguments)
-    empty = SimpleNamespace(rate=None, rate_raters=(), rate_labels=((), (), ()))
+    empty = Collection(folder="", rate=None, compare=None, pseudonyms=(), rate_raters=(),
+                       rate_labels=((), (), ()), comparisons={}, rows=(), sheets=())
     with pytest.raises(ValueError, match="^collection: holds no rating sheets"):
         class_ratings_model(empty, panel)
 

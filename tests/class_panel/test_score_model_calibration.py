@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from course_lib.class_panel.ratings import class_ratings_model
+from course_lib.class_panel.score_model import class_ratings_model
 from course_lib.class_panel.simulated import calibration_classes, interval_hits
 
 SEEDS = (0, 1)

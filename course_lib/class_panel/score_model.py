@@ -85,7 +85,7 @@ from hundreds of sentences, is held fixed.
 What each interval is (:meth:`ClassRatings.interval_name`): the bias, noise, consensus,
 reliability band and k intervals are Bayesian credible intervals; the
 correlation's is an approximate confidence interval. The credible intervals hold their level
-over simulated classes of known truth (tests/class_panel/test_ratings_calibration.py;
+over simulated classes of known truth (tests/class_panel/test_score_model_calibration.py;
 experiments/class_panel_calibration.py).
 """
 
@@ -99,8 +99,8 @@ from scipy.stats import norm
 from course_lib.class_panel._censored_scores import (
     MIN_CLASS_FOR_PRIOR, _BIAS_EDGES, _BIAS_GRID, _LOG_NOISE_EDGES, _SCALE, _class_consensus,
     _experts_model, _grid_quantiles, _item_levels, _noise_draws, _student_posteriors)
-from course_lib.raters.rate_yourself import N_CONTEXT, with_context
-from course_lib.raters.rater_data import RaterData
+from course_lib.raters.listener_panel import N_CONTEXT, with_context
+from course_lib.rater_data import RaterData
 from course_lib.validation import RngLike, as_float_array, as_positive_int, as_rng
 
 __all__ = ["ClassRatings", "MIN_CLASS_FOR_PRIOR", "Reliability", "class_ratings_model",
@@ -254,10 +254,11 @@ def class_ratings_model(collection, panel, *, n_context: int = N_CONTEXT,
                         n_draws: int = _N_DRAWS, rng: RngLike = 0) -> ClassRatings:
     """The class's ratings beside the panel's experts (module docstring).
 
-    ``collection``: a :class:`~course_lib.class_panel.collect.Collection` (its
-    ``rate_labels``, ``rate_raters`` and ``rate.items``; clips nobody scored are left out), or
-    a tuple ``(ratings, pseudonyms, items)``: a RaterData whose items index ``items`` (the
-    panel item numbers of the clips) and whose raters index ``pseudonyms``.
+    ``collection``: a :class:`~course_lib.class_panel.collect.Collection` (read through its
+    :meth:`~course_lib.class_panel.collect.Collection.rater_data`; clips nobody scored are left
+    out), or a tuple ``(ratings, pseudonyms, items)`` as that method gives: a RaterData whose
+    items index ``items`` (the panel item numbers of the clips) and whose raters index
+    ``pseudonyms``.
     ``panel``: a :class:`~course_lib.data.speechocean762.PanelSet` (or anything with
     ``features``, ``ratings`` of its experts on 0-10 and ``train``). ``n_context`` other
     training sentences (drawn with ``rng``; all of them if fewer), ``n_draws`` draws from the
@@ -273,7 +274,7 @@ def class_ratings_model(collection, panel, *, n_context: int = N_CONTEXT,
 
 def listener_ratings_model(sheet, panel, *, n_context: int = N_CONTEXT,
                            rng: RngLike = 0) -> ClassRatings:
-    """One listener's score sheet (:class:`~course_lib.raters.rate_yourself.ScoreSheet`) read
+    """One listener's score sheet (:class:`~course_lib.raters.listener_panel.ScoreSheet`) read
     as the class page reads a student: :func:`class_ratings_model` on a class of one, the
     pseudonym "you". Alone, the noise has the flat prior (module docstring, step 2); how often
     its intervals held the truth on simulated listeners alone is measured in
@@ -289,14 +290,14 @@ def listener_ratings_model(sheet, panel, *, n_context: int = N_CONTEXT,
 def _as_class_scores(collection) -> tuple[RaterData, tuple[str, ...], np.ndarray]:
     """(ratings, pseudonyms, items) of a Collection or of a (ratings, pseudonyms, items)
     tuple, checked against one another. A Collection's clips that no student scored are left
-    out (a RaterData needs a label for every item)."""
+    out (a RaterData needs a label for every item; :meth:`Collection.rater_data`)."""
     if isinstance(collection, tuple) and len(collection) == 3:
         ratings, pseudonyms, items = collection
         if not isinstance(ratings, RaterData):
             raise TypeError(f"collection: its ratings must be a RaterData, got "
                             f"{type(ratings).__name__}")
-    elif all(hasattr(collection, name) for name in ("rate_labels", "rate_raters", "rate")):
-        ratings, pseudonyms, items = _collected_scores(collection)
+    elif callable(getattr(collection, "rater_data", None)):
+        ratings, pseudonyms, items = collection.rater_data()
     else:
         raise TypeError(f"collection: expected a class-panel Collection or a tuple (ratings, "
                         f"pseudonyms, items), got {type(collection).__name__}")
@@ -311,24 +312,6 @@ def _as_class_scores(collection) -> tuple[RaterData, tuple[str, ...], np.ndarray
         raise ValueError(f"collection: expected {ratings.n_items} distinct item numbers (one "
                          f"per clip of its ratings), got {items.size}")
     return ratings, pseudonyms, items.astype(np.int64)
-
-
-def _collected_scores(collection) -> tuple[RaterData, tuple[str, ...], np.ndarray]:
-    """A Collection's ``rate_labels`` (clip index into ``rate.items``, rater index into
-    ``rate_raters``, score) as a RaterData over the clips someone scored."""
-    if collection.rate is None or not collection.rate_raters:
-        raise ValueError("collection: holds no rating sheets")
-    clips, raters, scores = (np.asarray(column) for column in collection.rate_labels)
-    scored = np.unique(clips)
-    try:
-        ratings = RaterData.from_long(np.searchsorted(scored, clips), raters, scores,
-                                      n_items=scored.size,
-                                      n_raters=len(collection.rate_raters), scale=(0, 10))
-        items = np.asarray(collection.rate.items)[scored]
-    except (ValueError, TypeError, IndexError) as err:
-        raise ValueError(f"collection: its rate_labels are not a class's scores ({err})") \
-            from None
-    return ratings, collection.rate_raters, items
 
 
 def _check_panel(panel, items: np.ndarray) -> None:

@@ -1,4 +1,4 @@
-"""The sixth-rater panel (course_lib.widgets.rate_yourself) as a student meets it.
+"""The sixth-rater panel (course_lib.widgets.listener_panel) as a student meets it.
 
 A clip goes by one number everywhere (heading, status, figure, load messages); compare on an
 unscored clip says what it shows; a score changed after compare is marked in place until the
@@ -23,15 +23,15 @@ from widget_harness import control_settings
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from course_lib.class_panel.ratings import class_ratings_model  # noqa: E402
+from course_lib.class_panel.score_model import class_ratings_model  # noqa: E402
 from course_lib.class_panel.verdict_trust import counted_share as share  # noqa: E402
-from course_lib.plotting.rate_yourself import listener_figure  # noqa: E402
-from course_lib.raters.rate_yourself import ScoreSheet, panel_with_listener  # noqa: E402
-from course_lib.ratings import RaterData  # noqa: E402
+from course_lib.plotting.listener_panel import listener_figure  # noqa: E402
+from course_lib.raters.listener_panel import ScoreSheet, panel_with_listener  # noqa: E402
+from course_lib.rater_data import RaterData  # noqa: E402
 from course_lib.results import load_result  # noqa: E402
 from course_lib.widgets import base as widgets_base  # noqa: E402
-from course_lib.widgets import rate_yourself as module  # noqa: E402
-from course_lib.widgets.rate_yourself import _NOT_SCORED, rate_yourself  # noqa: E402
+from course_lib.widgets import listener_panel as module  # noqa: E402
+from course_lib.widgets.listener_panel import _NOT_SCORED, rate_yourself  # noqa: E402
 from course_lib.widgets.status import _StatusLine  # noqa: E402
 
 

@@ -1,12 +1,12 @@
-"""The multi-rater container (course_lib.ratings, shown as course_lib.raters.RaterData): summaries by hand, the long and table
-forms, read-only labels and subsets."""
+"""The multi-rater container (course_lib.rater_data, its one import path): summaries by hand,
+the long and table forms, read-only labels and subsets."""
 
 import pickle
 
 import numpy as np
 import pytest
 
-from course_lib.raters import RaterData
+from course_lib.rater_data import RaterData
 
 TABLE = np.array([[3.0, 4.0, np.nan],
                   [5.0, np.nan, np.nan],

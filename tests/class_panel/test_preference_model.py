@@ -1,4 +1,4 @@
-"""The class's comparisons, pooled and per student (``class_panel.preferences``).
+"""The class's comparisons, pooled and per student (``class_panel.preference_model``).
 
 Simulated students compare six equaliser settings (bass x treble, -6 / 0 / +6 dB) on all 15
 pairs, answering first / none / second as degrees 0.95 / 0.5 / 0.05 from a utility of their own
@@ -20,7 +20,7 @@ import pytest
 
 from course_lib.class_panel.activities import CompareActivity
 from course_lib.class_panel.collect import Collection
-from course_lib.class_panel.preferences import class_preferences_model
+from course_lib.class_panel.preference_model import class_preferences_model
 
 SETTINGS = np.array([[-6.0, -6.0], [-6.0, 0.0], [-6.0, 6.0], [6.0, -6.0], [6.0, 0.0],
                      [6.0, 6.0]])

@@ -1,4 +1,4 @@
-"""Be the sixth rater (course_lib.widgets.rate_yourself) in JupyterLab, in headless Chromium.
+"""Be the sixth rater (course_lib.widgets.listener_panel) in JupyterLab, in headless Chromium.
 
 Simulated clicks stand in for the listener: a small notebook shows the panel; the test presses
 "compare" before scoring (a one-line message, nothing lost), then scores three clips by clicking
@@ -21,7 +21,7 @@ CLICK_TIMEOUT_S = 60
 CLICKED = ("7", "4", "9")
 SCORES_FILE = "sixth_rater_scores.json"
 
-CELL = f"""from course_lib.widgets.rate_yourself import rate_yourself
+CELL = f"""from course_lib.widgets.listener_panel import rate_yourself
 panel = rate_yourself({SCORES_FILE!r})
 panel"""
 

@@ -1,4 +1,4 @@
-"""The figure of the sixth-rater activity (:mod:`course_lib.raters.rate_yourself`)."""
+"""The figure of the sixth-rater activity (:mod:`course_lib.raters.listener_panel`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from course_lib.plotting.raters import plot_score_distribution
-from course_lib.raters.rate_yourself import PanelWithListener
+from course_lib.raters.listener_panel import PanelWithListener
 
 
 @dataclass(frozen=True)

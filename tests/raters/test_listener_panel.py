@@ -1,4 +1,6 @@
-"""The sixth-rater activity: the score sheet, the panel with a listener, and its widget.
+"""A listener as the sixth rater of a panel (course_lib.raters.listener_panel): the score sheet,
+the panel with a listener, and its widget. A class's sheets are pooled by
+course_lib.class_panel.collect (tests/class_panel/test_collect.py).
 
 Simulated listeners stand in for a person: one who gives each sentence its experts' rounded
 mean must come out as the least noisy rater of the six, one who answers at random as the
@@ -13,9 +15,9 @@ import numpy as np
 import pytest
 
 from course_lib.data.speechocean762 import load_speechocean762
-from course_lib.raters.rater_data import RaterData
-from course_lib.raters.rate_yourself import ScoreSheet, panel_with_listener, pool_sheets, with_listener
-from course_lib.widgets.rate_yourself import rate_yourself
+from course_lib.rater_data import RaterData
+from course_lib.raters.listener_panel import ScoreSheet, panel_with_listener, with_listener
+from course_lib.widgets.listener_panel import rate_yourself
 
 
 @pytest.fixture(scope="module")
@@ -99,25 +101,6 @@ def test_a_listener_is_ranked_by_how_far_they_stray(panel):
 def test_too_few_scores_is_a_one_line_message(panel):
     with pytest.raises(ValueError, match="sheet: score at least 3 clips first"):
         panel_with_listener(panel, sheet_with(panel, [5, 5]))
-
-
-def test_a_class_pools_its_sheets_into_a_panel(tmp_path):
-    paths = []
-    for student, scores in enumerate([[3, None, 8], [4, 5, 9], [None, 6, 7]]):
-        sheet = ScoreSheet([11, 22, 33])
-        for clip, score in enumerate(scores):
-            sheet.score(clip, score)
-        paths.append(sheet.save(tmp_path / f"anything-{student}.json"))
-    items, pooled = pool_sheets(paths)
-    assert items == (11, 22, 33) and pooled.n_raters == 3
-    np.testing.assert_array_equal(pooled.matrix(), [[3, 4, np.nan], [np.nan, 5, 6], [8, 9, 7]])
-    other = ScoreSheet([11, 22, 44])
-    other.score(0, 5)
-    with pytest.raises(ValueError, match=r"paths\[1\]: scores other clips"):
-        pool_sheets([paths[0], other.save(tmp_path / "other.json")])
-    (tmp_path / "bad.json").write_text(json.dumps({"items": [11, 22, 33], "scores": [3, 12, 1]}))
-    with pytest.raises(ValueError, match=r"paths\[1\], clip 2: expected a whole score 0-10"):
-        pool_sheets([paths[0], tmp_path / "bad.json"])
 
 
 def test_the_synthetic_fluency_set_takes_a_sixth_rater_too(tmp_path):

@@ -1,21 +1,18 @@
-"""Unit 5's multi-rater data: :class:`RaterData` (scores of several raters per item, in long
-format, with the per-item summaries R_i, ybar_i and S_i of arXiv 2306.02719, §3), and the checks
-its models make of their input.
+"""The checks Unit 5's models make of their input: that a model's ``data`` is a
+:class:`~course_lib.rater_data.RaterData` and that it rates one row of ``X`` per item, each
+message naming the argument.
 
-The type itself is :mod:`course_lib.ratings`, below the models, so that the data loaders return
-it without importing a model; here Unit 5 shows it, and checks that a model's ``data`` is one
-and that it rates one row of ``X`` per item. It sits apart from the models that fit it
-(``raters.multi_rater``, ``raters.annotator_noise``) because it is their shared input, not a model.
+An engine the models share (``raters.multi_rater``, ``raters.annotator_noise``,
+``raters._noise_table``); it shows no name of its own. The data type itself is
+:mod:`course_lib.rater_data`, below the models, imported from there alone.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..ratings import RaterData
 from ..gp.kernel_base import as_inputs, check_exact_size
-
-__all__ = ["RaterData"]
+from ..rater_data import RaterData
 
 
 def _as_rater_data(data) -> RaterData:

@@ -1,4 +1,4 @@
-"""Tests of course_lib.plotting.rate_yourself: the sixth-rater figure shows each rater's noise
+"""Tests of course_lib.plotting.listener_panel: the sixth-rater figure shows each rater's noise
 variance and bias with the listener last, and for a clip the experts' scores against the joint
 model's predictive distributions with the listener's fitted score (and the hidden truth when
 there is one); a clip that was not scored when fitted gets a note, and a bad clip is refused
@@ -12,8 +12,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.colors import same_color  # noqa: E402
 
-from course_lib.plotting.rate_yourself import BesideExperts, listener_figure  # noqa: E402
-from course_lib.raters.rate_yourself import PanelWithListener  # noqa: E402
+from course_lib.plotting.listener_panel import BesideExperts, listener_figure  # noqa: E402
+from course_lib.raters.listener_panel import PanelWithListener  # noqa: E402
 
 
 def _result():

@@ -1,4 +1,4 @@
-"""Bad-input catalogue: the multi-rater container (course_lib.ratings), family "raters".
+"""Bad-input catalogue: the multi-rater container (course_lib.rater_data), family "raters".
 
 Awkward but valid data (one label per rater, missing labels, raters with no overlap) are
 accepted and tested in tests/raters/test_multi_rater.py; here are the ones that must be refused.
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from bad_input import BadInput, RightAnswer, check_case, parametrize
-from course_lib.raters import RaterData
+from course_lib.rater_data import RaterData
 
 TABLE = np.array([[3.0, 4.0, np.nan], [5.0, np.nan, 6.0], [np.nan, 2.0, 8.0]])
 DATA = RaterData.from_matrix(TABLE, scale=(0, 10))

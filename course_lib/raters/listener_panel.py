@@ -29,7 +29,7 @@ from course_lib.features import pca_whiten
 from course_lib.raters.annotator_noise import AnnotatorNoiseGP
 from course_lib.gp.kernels import SquaredExponential
 from course_lib.raters.multi_rater import MultiRaterGP
-from course_lib.raters.rater_data import RaterData
+from course_lib.rater_data import RaterData
 from course_lib.metrics import discretised_log_predictive
 from course_lib.validation import as_positive_int
 
@@ -40,6 +40,10 @@ _N_RESTARTS = 3
 
 class ScoreSheet:
     """A listener's whole-number scores (0-10) for a fixed list of clips, or None (not yet).
+
+    The sheet of the rate-yourself panel, kept for the listener alone under no name; a
+    :class:`~course_lib.class_panel.sheets.ClassSheet` is instead one student's answers to a
+    class activity, saved under a pseudonym for the lecturer to collect.
 
     ``items``: the panel's item number of each clip, in the order they are played. Methods take
     a clip's index in that order (from 0); messages name a clip as the panel shows it, by its
@@ -122,34 +126,6 @@ def whole_score(value, name: str) -> int:
     if not (low <= number <= high) or number != round(number):
         raise ValueError(f"{name}: expected a whole score {low}-{high}, got {value!r}")
     return int(number)
-
-
-def pool_sheets(paths) -> tuple[tuple[int, ...], RaterData]:
-    """A class's saved score sheets (files, one per listener, for the same clips) as one panel:
-    the clips' item numbers and a RaterData with one rater per sheet, numbered in the order
-    given, and only the scores (no names, no file names). A sheet for other clips, or with a
-    score off the scale, is refused naming its position in ``paths``."""
-    paths = list(paths)
-    if not paths:
-        raise ValueError("paths: expected at least one saved score sheet")
-    items, labels = None, []
-    for number, path in enumerate(paths):
-        try:
-            saved = json.loads(Path(path).read_text(encoding="utf-8"))
-            sheet_items, scores = tuple(saved["items"]), list(saved["scores"])
-        except (OSError, ValueError, KeyError, TypeError) as err:
-            raise ValueError(f"paths[{number}]: not a saved score sheet ({err})") from None
-        if items is None:
-            items = sheet_items
-        elif sheet_items != items or len(scores) != len(items):
-            raise ValueError(f"paths[{number}]: scores other clips than paths[0]")
-        for clip, score in enumerate(scores):
-            if score is not None:
-                labels.append((clip, number,
-                               whole_score(score, f"paths[{number}], clip {clip + 1}")))
-    clips, raters, values = zip(*labels) if labels else ((), (), ())
-    return items, RaterData.from_long(clips, raters, values, n_items=len(items),
-                                      n_raters=len(paths), scale=_SCALE)
 
 
 def with_context(panel, rated: np.ndarray, n_context: int,

@@ -16,13 +16,13 @@ import ipywidgets as W
 from IPython.display import display
 
 from course_lib.class_panel.figures import listener_beside_experts
-from course_lib.class_panel.ratings import listener_ratings_model
+from course_lib.class_panel.score_model import listener_ratings_model
 from course_lib.class_panel.student_pages import beside_experts
 from course_lib.data.fluency import load_fluency
 from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.metrics import rmse
-from course_lib.plotting.rate_yourself import listener_figure
-from course_lib.raters.rate_yourself import ScoreSheet, panel_with_listener
+from course_lib.plotting.listener_panel import listener_figure
+from course_lib.raters.listener_panel import ScoreSheet, panel_with_listener
 from course_lib.stimuli import wav_bytes
 from course_lib.widgets.base import _drawn, _show_in
 from course_lib.widgets.slider_names import _SliderNames
@@ -49,7 +49,7 @@ class RateYourself:
     everywhere. Errors show as one line; the scores given so far are kept.
 
     ``clips`` (default: the data set's ``clips_to_rate()``) are played in the order given, and
-    ``sheet`` (default: a new :class:`~course_lib.raters.rate_yourself.ScoreSheet` of them) holds
+    ``sheet`` (default: a new :class:`~course_lib.raters.listener_panel.ScoreSheet` of them) holds
     their scores. With ``autosave`` the file is the activity's own: there is no file box or
     save button, every score is saved at once, and a file there that the explorer cannot read
     whole is kept under another name (:class:`_SheetFile`). ``title`` (text) heads the explorer,

@@ -9,9 +9,10 @@ means ybar_i and the within-item sums of squares S_i of the joint model's spread
 are that model's own step (:func:`course_lib.raters.annotator_noise.weighted_means`).
 
 It is data, not a model: it sits below the models, beside ``validation`` and ``metrics``, so
-that the data loaders (:mod:`course_lib.data`) return it without importing a model, and Unit 5
-shows it as ``course_lib.raters.RaterData`` (``raters.rater_data`` re-exports it beside the
-checks its models make of their input).
+that the data loaders (:mod:`course_lib.data`) return it without importing a model. This is its
+one import path, ``from course_lib.rater_data import RaterData``, for the library, the notebooks
+and the experiments alike; the checks Unit 5's models make of their input are
+:mod:`course_lib.raters._model_input`.
 """
 
 from __future__ import annotations
