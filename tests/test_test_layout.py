@@ -51,7 +51,8 @@ CROSS_CUTTING_FILES = {
     "test_test_plan.py": "tools/test_plan.py: the test command's jobs",
     "test_tools.py": "tools/",
     "test_unit_faces.py": "the seven units' front doors, and the notebooks' imports",
-    "test_vocabulary.py": "one word for the evidence: its types, the models' two methods",
+    "test_vocabulary.py": "one word for the evidence: its types, the models' two methods; one "
+                          "name per concept around ratings, raters and sheets",
     "test_watchdog.py": "tests/watchdog_plugin.py",
     "test_widget_harness.py": "tests/widget_harness.py",
     "test_wheel_install.py": "setup.py: the library installed from its wheel",

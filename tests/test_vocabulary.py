@@ -28,6 +28,11 @@ its evidence. The rules, read from the library itself:
   variable a lecture, solution or class notebook defines is named with ``lml`` or
   ``marginal_likelihood`` (issue 60: the homework's ``lml_and_gradient``, ``lmls``,
   ``lml_best``).
+
+And one name per concept around ratings, raters and sheets (issue 89, point 5): the multi-rater
+data type is imported from ``course_lib.rater_data`` alone, a class's sheets are pooled one way
+(``class_panel.collect``), and no two modules about ratings, raters, scores or sheets share a
+name but one concept's module and its mirrors in ``plotting/`` and ``widgets/``.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ import inspect
 import pkgutil
 import re
 import sys
+import textwrap
 import warnings
 from functools import cache
 from pathlib import Path
@@ -193,7 +199,8 @@ def _fitted_models():
     from course_lib.mixed import (ConfidencePreferenceGP, SparseVariationalGP, VariationalGP)
     from course_lib.preference import (Comparisons, PairwiseProbit, PreferenceGP,
                                        SparsePreferenceGP)
-    from course_lib.raters import AnnotatorNoiseGP, MultiRaterGP, RaterData
+    from course_lib.rater_data import RaterData
+    from course_lib.raters import AnnotatorNoiseGP, MultiRaterGP
 
     rng = np.random.default_rng(4)
     X = np.linspace(0.0, 3.0, 7)[:, None]
@@ -416,8 +423,9 @@ def test_a_deprecated_alias_says_so_and_names_its_successor(old):
 def test_the_deprecated_aliases_warn_and_agree_with_their_successors():
     from course_lib.gp import GPRegression, SquaredExponential
     from course_lib.gp import gaussian_evidence, gaussian_log_marginal_likelihood
-    from course_lib.raters import (RaterData, annotator_evidence, annotator_log_likelihood,
-                                   joint_evidence, joint_log_likelihood)
+    from course_lib.rater_data import RaterData
+    from course_lib.raters import (annotator_evidence, annotator_log_likelihood, joint_evidence,
+                                   joint_log_likelihood)
 
     X = np.linspace(0.0, 2.0, 4)[:, None]
     kernel = SquaredExponential(0.7, 1.1)
@@ -574,3 +582,154 @@ def test_a_widget_is_an_explorer_not_a_panel():
                         "Deprecated, removed in the next release")):
                 found.append(f"{path.stem}.{node.name}")
     assert found == []
+
+
+# ----- ratings, raters and sheets: one name per concept (issue 89, point 5) -------------------
+# The multi-rater data type is ``course_lib.rater_data.RaterData`` and is imported from there
+# alone; the models' input checks are ``raters._model_input``; the class's 0-10 scores and
+# comparisons modelled are ``class_panel.score_model`` and ``class_panel.preference_model``; a
+# listener added to a panel is ``listener_panel`` (its concept in raters/, its figure in
+# plotting/, its explorer in widgets/); a class's sheets are pooled by ``class_panel.collect``
+# alone.
+
+RATER_DATA_HOME = "course_lib.rater_data"
+# What holds code that imports: the library, its tests, the experiments, the tools, the notebooks.
+IMPORTERS = ("course_lib/**/*.py", "tests/**/*.py", "experiments/**/*.py", "tools/**/*.py",
+             "lectures/*.ipynb", "solutions/*.ipynb", "exercises/*.ipynb", "class/*.ipynb")
+# Where the name of a gone function would still send a reader: those, and the documents.
+READERS = IMPORTERS + ("bench/**/*.py", "docs/**/*.md", "data/*/README.md", "README.md")
+# The house pattern: a concept's module in its package, its figure in plotting/, its explorer
+# in widgets/ (widgets/dtw.py beside plotting/dtw.py and the dtw package), all one name.
+MIRRORS = {"plotting", "widgets"}
+JUDGEMENT_WORDS = {"rate", "rates", "rating", "ratings", "rater", "raters", "score", "scores",
+                   "sheet", "sheets"}
+
+
+def _importer_sources(root: Path, patterns=IMPORTERS):
+    """(path, dotted module or None, code) of every file of ``patterns``: a module's text, a
+    notebook's code cells (IPython magics dropped); this file apart, whose examples break the
+    rules on purpose."""
+    for pattern in patterns:
+        for path in sorted(root.glob(pattern)):
+            if path.resolve() == Path(__file__).resolve() or ".ipynb_checkpoints" in path.parts:
+                continue
+            relative = path.relative_to(root)
+            if path.suffix == ".ipynb":
+                cells = nbformat.read(path, as_version=4).cells
+                code = "\n".join(re.sub(r"(?m)^\s*[%!].*$", "", c.source) for c in cells
+                                 if c.cell_type == "code")
+                yield relative.as_posix(), None, code
+            else:
+                module = relative.with_suffix("").as_posix().replace("/", ".")
+                yield relative.as_posix(), module.removesuffix(".__init__"), \
+                    path.read_text(encoding="utf-8")
+
+
+def rater_data_imported_elsewhere(sources) -> list[str]:
+    """``path: line`` of every import of RaterData from anywhere but its home, and every
+    attribute path through another module (``raters.RaterData``); code held in a string (a
+    typical mistake of tests/wrong_answers) is read too, its relative imports left alone."""
+    found = []
+
+    def scan(path, module, tree, is_package, snippet, offset=0):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and any(a.name == "RaterData" for a in node.names):
+                if node.level and (snippet or module is None):
+                    continue
+                source = node.module or ""
+                if node.level:
+                    base = module.split(".")[:len(module.split(".")) - node.level
+                                              + (1 if is_package else 0)]
+                    source = ".".join(base + ([source] if source else []))
+                if source != RATER_DATA_HOME:
+                    found.append(f"{path}:{node.lineno + offset}: from {source} import "
+                                 "RaterData")
+            elif isinstance(node, ast.Attribute) and node.attr == "RaterData":
+                owner = ast.unparse(node.value)
+                if owner not in ("rater_data", RATER_DATA_HOME):
+                    found.append(f"{path}:{node.lineno + offset}: {owner}.RaterData")
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                    "RaterData" in node.value and "import" in node.value and not snippet:
+                try:
+                    inner = ast.parse(textwrap.dedent(node.value))
+                except SyntaxError:
+                    continue
+                scan(path, module, inner, is_package, True, node.lineno - 1)
+
+    for path, module, code in sources:
+        scan(path, module, ast.parse(code), path.endswith("__init__.py"), False)
+    return found
+
+
+def test_rater_data_has_one_import_path():
+    found = rater_data_imported_elsewhere(_importer_sources(ROOT))
+    assert found == [], f"take RaterData from {RATER_DATA_HOME} alone: {found}"
+    import course_lib.raters
+    assert not hasattr(course_lib.raters, "RaterData")
+    assert "RaterData" not in course_lib.raters.__all__
+
+
+def test_the_import_path_rule_sees_every_other_door():
+    sources = [
+        ("course_lib/raters/multi_rater.py", "course_lib.raters.multi_rater",
+         "from ..rater_data import RaterData\nfrom .rater_data import RaterData\n"),
+        ("course_lib/data/fluency.py", "course_lib.data.fluency",
+         "from course_lib.ratings import RaterData\nfrom course_lib import rater_data\n"
+         "rater_data.RaterData\n"),
+        ("lectures/05.ipynb", None,
+         "from course_lib.raters import MultiRaterGP, RaterData\nimport course_lib.raters\n"
+         "course_lib.raters.RaterData\nfrom course_lib.rater_data import RaterData\n"),
+        ("tests/wrong_answers/unit_05.py", "tests.wrong_answers.unit_05",
+         'CODE = """\n    from course_lib.raters import RaterData\n    """\n'),
+    ]
+    assert rater_data_imported_elsewhere(sources) == [
+        "course_lib/raters/multi_rater.py:2: from course_lib.raters.rater_data import RaterData",
+        "course_lib/data/fluency.py:1: from course_lib.ratings import RaterData",
+        "lectures/05.ipynb:1: from course_lib.raters import RaterData",
+        "lectures/05.ipynb:3: course_lib.raters.RaterData",
+        "tests/wrong_answers/unit_05.py:2: from course_lib.raters import RaterData"]
+
+
+def test_a_class_pools_its_sheets_one_way():
+    """``class_panel.collect`` gathers a class's sheets (``course.py class-panel collect DIR``)
+    and its ``Collection.rater_data`` gives them as a panel; the second way, raters'
+    ``pool_sheets``, is gone from the code and from every page that named it."""
+    gone = "pool_" + "sheets"
+    found = [path for path, _, text in _importer_sources(ROOT, READERS) if gone in text]
+    assert found == []
+
+
+def shared_judgement_basenames(modules) -> list[str]:
+    """Basenames about ratings, raters, scores or sheets that two modules of course_lib share,
+    apart from the house pattern: one concept's module (or package) and its mirrors in
+    plotting/ and widgets/. ``modules``: paths relative to course_lib/."""
+    homes: dict[str, set[str]] = {}
+    for module in modules:
+        parts = Path(module).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if not parts or parts[-1].startswith("__"):
+            continue
+        name = parts[-1].lstrip("_")
+        if set(name.split("_")) & JUDGEMENT_WORDS:
+            homes.setdefault(name, set()).add("/".join(parts[:-1]))
+    return sorted(f"{name}: {sorted(places)}" for name, places in homes.items()
+                  if len(places - MIRRORS) > 1)
+
+
+def test_no_two_concepts_of_judgements_share_a_module_name():
+    library = ROOT / "course_lib"
+    modules = [path.relative_to(library).as_posix() for path in library.rglob("*.py")]
+    assert shared_judgement_basenames(modules) == []
+
+
+def test_the_module_name_rule_sees_the_old_layout():
+    """Before issue 89: ``ratings`` (the data type) beside ``class_panel/ratings`` (the class's
+    score model), and the type's re-export ``raters/rater_data`` beside what became
+    ``rater_data``; the mirrors of one concept in plotting/ and widgets/ pass."""
+    old = ["ratings.py", "class_panel/ratings.py", "raters/__init__.py", "raters/rater_data.py",
+           "rater_data.py", "raters/rate_yourself.py", "plotting/rate_yourself.py",
+           "widgets/rate_yourself.py", "plotting/raters.py", "widgets/raters.py",
+           "class_panel/sheets.py"]
+    assert shared_judgement_basenames(old) == ["rater_data: ['', 'raters']",
+                                               "ratings: ['', 'class_panel']"]
