@@ -105,6 +105,7 @@ UNIT_TESTS = {
     "07": ("tests/mixed/", "tests/simulators/test_confidence_raters",
            "tests/simulators/test_rating_noise", "tests/test_experiment_overconfident_rater_fits",
            "tests/simulators/test_levelset_", "tests/simulators/test_psychophysics",
+           "tests/simulators/test_explorer_sessions",
            "tests/test_stimuli_tone", "tests/reference/test_levelset_",
            "tests/reference/test_variational_", "tests/plotting/test_levelset",
            "tests/plotting/test_mixed", "tests/widgets/test_detection",
@@ -127,6 +128,7 @@ EVERY_UNIT_TESTS = ("tests/test_exercises.py", "tests/test_exercise_feedback.py"
 # Units 5 and 6 together, the widgets' and plots' common parts): only the full command runs them.
 SHARED_TESTS = (
     "tests/class_panel/", "tests/test_experiment_class_panel_calibration",
+    "tests/test_stated_rates", "tests/test_experiment_provenance",
     "tests/test_experiment_class_verdicts_by_condition",
     "tests/browser/test_class_panel_in_lab.py", "tests/browser/test_keyboard_in_lab.py",
     "tests/browser/test_site_pages.py", "tests/browser/test_time_limits.py",
