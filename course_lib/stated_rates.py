@@ -21,12 +21,12 @@ from typing import Any
 
 from course_lib.results import available_results, load_result
 
-__all__ = ["StatedRate", "FittedState", "Measured", "STATED_RATES", "FITTED_STATE",
+__all__ = ["Measured", "STATED_RATES", "FITTED_STATE",
            "stated_rate", "fitted_state", "is_committed"]
 
 
 @dataclass(frozen=True)
-class StatedRate:
+class _StatedRate:
     """One rate a student reads: ``experiment`` (a script in ``experiments/`` and its committed
     result), ``key`` (the path to the numbers inside the result document), ``situation`` (where
     they were measured) and ``read_by`` (the functions that read it, for the sentences that
@@ -39,7 +39,7 @@ class StatedRate:
 
 
 @dataclass(frozen=True)
-class FittedState:
+class _FittedState:
     """Fitted state a verdict applies: ``experiment``, ``key`` as for a rate, ``what`` it is and
     ``read_by`` (the functions that apply it)."""
 
@@ -64,102 +64,102 @@ class Measured:
 _CLASS_PANEL = "course_lib.class_panel.verdict_trust"
 _PRONUNCIATION = "course_lib.pronunciation._panel_statements"
 
-STATED_RATES: dict[str, StatedRate] = {
-    "class_panel.preference_verdicts": StatedRate(
+STATED_RATES: dict[str, _StatedRate] = {
+    "class_panel.preference_verdicts": _StatedRate(
         "class_verdicts_by_condition", ("result", "cells"),
         "simulated classes of 8, 25 and 60 students, of one taste or whose tastes differ, each "
         "student answering 2, 3, 5, 8 or 15 of the round's pairs, 100 classes a cell; the class "
         "page's own rules (favourites, \"tastes differ\", \"agrees\", \"you lean the other way\")",
         (f"{_CLASS_PANEL}._by_condition",)),
-    "class_panel.leaning_sureness": StatedRate(
+    "class_panel.leaning_sureness": _StatedRate(
         "class_panel_calibration", ("result", "taste_summary"),
         "100 simulated classes of 25 students whose tastes differ, every pair answered; the "
         "stated probability of a leaning, binned",
         (f"{_CLASS_PANEL}._measured",)),
-    "class_panel.agreement_coverage": StatedRate(
+    "class_panel.agreement_coverage": _StatedRate(
         "class_panel_calibration", ("result", "summary", "all"),
         "simulated students of known truth in classes of 25 and of 200; the ratings model's "
         "90 % intervals of a student's correlation with and distance from the experts",
         (f"{_CLASS_PANEL}._agreement_trust",)),
-    "class_panel.listener_alone_coverage": StatedRate(
+    "class_panel.listener_alone_coverage": _StatedRate(
         "class_panel_calibration", ("result", "alone_summary"),
         "simulated listeners of known noise and bias scoring 3, 5, 10 or 20 clips alone "
         "(mixed, lenient, harsh and noisy kinds); the 90 % credible intervals of the listener "
         "model",
         (f"{_CLASS_PANEL}._alone",)),
-    "personalise.settled": StatedRate(
+    "personalise.settled": _StatedRate(
         "personalise_explorer_settling", ("result", "summary"),
         "400 simulated listeners per band count (2, 3 and 4 bands) answering as the model "
         "assumes, under the explorer's own settling rule, 40 comparisons each",
         ("course_lib.simulators.personalisation.settling_trust",)),
-    "detection.threshold_interval": StatedRate(
+    "detection.threshold_interval": _StatedRate(
         "detection_threshold_intervals", ("result", "held_out", "by_answers"),
         "the held-out half: 45 simulated listeners of known threshold (probit curves, no "
         "lapses), the demo's own session (arm \"mixed\", global MI, 3 initial levels), after "
         "every number of answers up to 20; the interval width chosen on the other half",
         ("course_lib.widgets.detection._threshold_report",)),
-    "recognition.real_voices": StatedRate(
+    "recognition.real_voices": _StatedRate(
         "fsdd_real_voices", ("result",),
         "FSDD's six adult male speakers, 500 takes each, every recogniser tested on speakers it "
         "never heard (trained on synthetic digits, or leaving the tested speaker out)",
         ("course_lib.recognition.real_voices.measured_row",)),
-    "recognition.speaker_interval_coverage": StatedRate(
+    "recognition.speaker_interval_coverage": _StatedRate(
         "fsdd_speaker_intervals", ("result", "coverage", "fsdd_like"),
         "20,000 simulated draws of six speakers from an FSDD-like population per recogniser "
         "(500 takes each, the speakers' accuracies spread as FSDD's); the interval over "
         "speakers (Student's t, clipped, never narrower than the exact one over takes)",
         ("course_lib.recognition.real_voices._coverage",)),
-    "pronunciation.word_accuracy_and_phone_flag": StatedRate(
+    "pronunciation.word_accuracy_and_phone_flag": _StatedRate(
         "word_phone_feedback", ("result", "full"),
         "speechocean762's test split (125 speakers the models never heard), the five experts' "
         "word accuracy and phone scores; the flag's threshold chosen on the training phones",
         (f"{_PRONUNCIATION}._word_accuracy_statement", f"{_PRONUNCIATION}._phone_verdict")),
-    "pronunciation.word_check": StatedRate(
+    "pronunciation.word_check": _StatedRate(
         "shown_word_check", ("result",),
         "640 held-out espeak-ng readings (sentences and voices used in no choice: correct, a "
         "word replaced by a one-phone neighbour, or a word left out) and speechocean762's test "
         "speakers; the checks as the panel shows them",
         ("course_lib.pronunciation.detector_rates._rates",)),
-    "pronunciation.reading_decoder": StatedRate(
+    "pronunciation.reading_decoder": _StatedRate(
         "misread_readings", ("result",),
         "640 held-out espeak-ng readings; the neighbour decoder's margin and penalties tuned "
         "on the other 640",
         (f"{_PRONUNCIATION}._decoder_accuracy", f"{_PRONUNCIATION}._misreading_check")),
-    "pronunciation.panel_accuracy": StatedRate(
+    "pronunciation.panel_accuracy": _StatedRate(
         "pronunciation_panel", ("result",),
         "speechocean762's test split, 2,500 sentences of 125 speakers the panel never heard, "
         "against the five experts' mean sentence accuracy; the model chosen by speaker-disjoint "
         "cross-validation on the training speakers",
         ("course_lib.pronunciation.panel.ExpertPanel",)),
-    "pronunciation.table1_baseline": StatedRate(
+    "pronunciation.table1_baseline": _StatedRate(
         "wong2024_table1_speechocean762", ("result", "by_inputs"),
         "speechocean762's test split, GP_base on each input set, predictions and the experts' "
         "mean rounded as Wong et al. 2024's Table 1",
         ("course_lib.pronunciation.panel.ExpertPanel",)),
 }
 
-FITTED_STATE: dict[str, FittedState] = {
-    "detection.interval_rule": FittedState(
+FITTED_STATE: dict[str, _FittedState] = {
+    "detection.interval_rule": _FittedState(
         "detection_threshold_intervals", ("result", "interval_rule"),
         "the interval's width z, chosen on the tuning half of the simulated listeners",
         ("course_lib.widgets.detection.DetectionState.interval",
          "course_lib.widgets.detection._threshold_report")),
-    "pronunciation.word_model": FittedState(
+    "pronunciation.word_model": _FittedState(
         "word_phone_feedback", ("result", "model"),
         "the word and phone score models (sparse GPs) and the flag's threshold, fitted on the "
         "training split",
         ("course_lib.pronunciation.word_scores.WordScoreModel",)),
-    "pronunciation.heard_as_written_rule": FittedState(
+    "pronunciation.heard_as_written_rule": _FittedState(
         "heard_as_written", ("result", "rule"),
         "the measure and threshold of \"not heard as written\", set on the training split",
         ("course_lib.pronunciation.heard_as_written._committed_threshold",)),
-    "pronunciation.reading_decoder_tuning": FittedState(
+    "pronunciation.reading_decoder_tuning": _FittedState(
         "misread_readings", ("result",),
         "the neighbour decoder's margin and penalties, and whether they met their rule on the "
         "tuning half",
         ("course_lib.pronunciation.word_choice._tuned",
          "course_lib.pronunciation.panel._decoder_tuned")),
-    "pronunciation.decoder_margins": FittedState(
+    "pronunciation.decoder_margins": _FittedState(
         "shown_word_check", ("result",),
         "the neighbour decoder's margins on both halves of the readings, and its tuned margin",
         ("course_lib.pronunciation.detector_rates._margins",)),

@@ -128,7 +128,7 @@ def test_an_unknown_key_or_a_missing_part_says_what_to_do(monkeypatch):
         is_committed("nothing")
     entry = STATED_RATES["detection.threshold_interval"]
     monkeypatch.setitem(STATED_RATES, "detection.threshold_interval",
-                        stated_rates.StatedRate(entry.experiment, ("result", "gone"),
+                        stated_rates._StatedRate(entry.experiment, ("result", "gone"),
                                                 entry.situation, entry.read_by))
     with pytest.raises(LookupError, match="no 'result/gone'.*course.py experiments --run "
                                           "detection_threshold_intervals"):
