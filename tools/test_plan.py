@@ -118,7 +118,8 @@ UNIT_TESTS = {
            "tests/test_experiment_misread_readings", "tests/test_experiment_panel_decoder_inputs",
            "tests/test_experiment_pronunciation_panel",
            "tests/test_experiment_shown_word_check", "tests/test_experiment_word_phone_feedback",
-           "tests/test_experiment_gong2022_release_labels", "tests/test_lecture_08.py"),
+           "tests/test_experiment_gong2022_release_labels",
+           "tests/test_experiment_gong2022_context", "tests/test_lecture_08.py"),
 }
 # Files whose tests are parametrized by unit (a name of tests/course_units.py): every unit's
 # check runs them with its own cases only (conftest.py's --course-units).

@@ -50,7 +50,8 @@ def test_manifest_covers_every_file_and_matches():
     # only what the course computes, and the checksums of the corpus's files it reads
     assert set(manifest) == {"features.csv", "gop_features.csv", "gop_thresholds.csv",
                              "gop_phones.csv", "gop_phones_all.csv.gz", "examples.csv",
-                             "rate.csv", "decoder_verdicts.csv", "CORPUS_SHA256SUMS"}
+                             "rate.csv", "decoder_verdicts.csv", "gop_lpr_all.npz",
+                             "CORPUS_SHA256SUMS"}
     for name, digest in manifest.items():
         assert data._sha256_of(FOLDER / name) == digest, name
 

@@ -1,0 +1,148 @@
+"""The pieces of a phone and word scorer that sees context (issue 90's experiment).
+
+* :class:`PerPhoneRidge`: one ridge regression per canonical phone from its LPR vector and LPP
+  (:mod:`.context_features`) to the experts' mean score. The corpus's Kaldi recipe fits one
+  support-vector regressor per phone to the same kind of vector (Zhang et al. 2021); ridge is
+  the posterior mean of Bayesian linear regression with a Gaussian prior on the weights, i.e. a
+  GP with a linear kernel (Rasmussen & Williams 2006, eq. 2.8), solved in closed form. A phone
+  with fewer than ``min_count`` training rows gets the ridge fitted to every phone's rows.
+* :func:`fit_sparse_regression`: a sparse GP (Titsias 2009) over any inputs, ARD squared
+  exponential, ML-II on the collapsed bound, inducing inputs at k-means centroids: the fit of
+  :mod:`.word_scores` (its ``_fit_regression``), with missing inputs (a phone with no
+  neighbour) set to the training mean. One kernel serves every phone class: a phone's identity
+  enters as an input (its training mean score), not as a separate model.
+* :func:`speaker_interval`: a percentile interval of a statistic with whole speakers resampled
+  (the cluster bootstrap; Field & Welsh 2007), as ``course_lib.significance`` draws them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ..validation import RngLike, as_float_array, as_positive_int, as_rng
+from .word_scores import _fit_regression, _SparseRegression
+
+__all__ = ["PerPhoneRidge", "fit_sparse_regression", "speaker_interval", "round_to_scale"]
+
+
+def _standardise(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    centre, scale = X.mean(axis=0), X.std(axis=0)
+    return centre, np.where(scale > 0, scale, 1.0)
+
+
+def _ridge(X: np.ndarray, y: np.ndarray, penalty: float) -> np.ndarray:
+    """Weights [intercept, w] minimising |y - b - X w|^2 + penalty |w|^2 (the intercept
+    unpenalised), by the normal equations on centred data."""
+    x_mean, y_mean = X.mean(axis=0), y.mean()
+    Xc = X - x_mean
+    w = np.linalg.solve(Xc.T @ Xc + penalty * np.eye(X.shape[1]), Xc.T @ (y - y_mean))
+    return np.concatenate([[y_mean - x_mean @ w], w])
+
+
+class PerPhoneRidge:
+    """One ridge regression per canonical phone (module docstring).
+
+    ``fit(X, y, phones)``: ``X`` (n, d) each phone's vector, ``y`` (n,) its score, ``phones``
+    (n,) its canonical phone; the columns are standardised with the statistics of all rows.
+    ``predict(X, phones)``. ``penalty`` > 0 is the ridge's, on the standardised columns;
+    ``min_count`` the fewest rows a phone needs for a regression of its own.
+    """
+
+    def __init__(self, penalty: float = 10.0, min_count: int = 50):
+        penalty = float(penalty)
+        if not np.isfinite(penalty) or penalty <= 0:
+            raise ValueError(f"penalty: expected a positive number, got {penalty!r}")
+        self.penalty = penalty
+        self.min_count = as_positive_int(min_count, "min_count")
+
+    def fit(self, X, y, phones) -> "PerPhoneRidge":
+        X = as_float_array(X, "X", ndim=2)
+        y = as_float_array(y, "y", ndim=1)
+        phones = np.asarray(phones)
+        if y.shape[0] != X.shape[0] or phones.shape != (X.shape[0],):
+            raise ValueError(f"y: expected {X.shape[0]} scores and phones, one per row of X; "
+                             f"got {y.shape[0]} and {phones.shape}")
+        self.centre_, self.scale_ = _standardise(X)
+        Z = (X - self.centre_) / self.scale_
+        self.pooled_ = _ridge(Z, y, self.penalty)
+        self.weights_ = {}
+        for name in np.unique(phones):
+            own = phones == name
+            if own.sum() >= self.min_count:
+                self.weights_[str(name)] = _ridge(Z[own], y[own], self.penalty)
+        return self
+
+    def predict(self, X, phones) -> np.ndarray:
+        if not hasattr(self, "pooled_"):
+            raise RuntimeError("PerPhoneRidge: call fit before predict")
+        X = as_float_array(X, "X", ndim=2)
+        phones = np.asarray(phones)
+        if X.shape[1] != self.centre_.size or phones.shape != (X.shape[0],):
+            raise ValueError(f"X: expected ({phones.size}, {self.centre_.size}) with one phone "
+                             f"per row, got {X.shape} and phones {phones.shape}")
+        Z = (X - self.centre_) / self.scale_
+        out = np.empty(X.shape[0])
+        for name in np.unique(phones):
+            own = phones == name
+            w = self.weights_.get(str(name), self.pooled_)
+            out[own] = w[0] + Z[own] @ w[1:]
+        return out
+
+
+def fit_sparse_regression(X, y, n_inducing: int, *, rng: RngLike = None,
+                          max_iter: int = 200) -> _SparseRegression:
+    """A sparse GP regression of ``y`` on ``X`` (module docstring); NaN inputs (a missing
+    neighbour) stand at the column's training mean, in fitting and in prediction."""
+    X = np.asarray(X, dtype=np.float64)
+    y = as_float_array(y, "y", ndim=1)
+    if X.ndim != 2 or X.shape[0] != y.size:
+        raise ValueError(f"X: expected ({y.size}, inputs), one row per score, got {X.shape}")
+    if np.any(np.isinf(X)) or np.all(np.isnan(X), axis=0).any():
+        raise ValueError("X: an input is infinite, or a column holds no number at all")
+    filled = np.where(np.isnan(X), np.nanmean(X, axis=0), X)
+    return _fit_regression(filled, y, as_positive_int(n_inducing, "n_inducing"), as_rng(rng),
+                           as_positive_int(max_iter, "max_iter"))
+
+
+def round_to_scale(values, scale: tuple[float, float]) -> np.ndarray:
+    """Whole scores on ``scale`` (low, high): half up (2.5 -> 3, as
+    ``course_lib.metrics.round_scores``), then clipped to the scale. The Kaldi recipe rounds
+    phone scores and predictions to {0, 1, 2} this way before its correlation."""
+    values = as_float_array(values, "values")
+    low, high = scale
+    return np.clip(np.floor(values + 0.5), low, high)
+
+
+def speaker_interval(statistic: Callable[..., float], arrays: Sequence, speakers, *,
+                     n_resamples: int = 2000, confidence: float = 0.95,
+                     rng: RngLike = None):
+    """(low, high, the resampled values): the percentile interval of ``statistic(*arrays)``
+    over resamples of whole speakers (each resample draws as many speakers as there are, with
+    replacement, and takes every row of each one drawn). A statistic that returns several
+    numbers at once gets an interval for each (arrays of lows and highs), from the same
+    resamples."""
+    arrays = [np.asarray(a) for a in arrays]
+    labels = np.asarray(speakers)
+    if not arrays or any(a.shape[0] != labels.size for a in arrays):
+        raise ValueError(f"speakers: expected one label per row of every array "
+                         f"({[a.shape[0] for a in arrays]}), got {labels.size}")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence: expected a level in (0, 1), got {confidence!r}")
+    n_resamples = as_positive_int(n_resamples, "n_resamples")
+    _, codes = np.unique(labels, return_inverse=True)
+    members = [np.flatnonzero(codes == c) for c in range(codes.max() + 1)]
+    if len(members) < 2:
+        raise ValueError("speakers: resampling speakers needs at least 2 of them")
+    rng = as_rng(rng)
+    values = []
+    for _ in range(n_resamples):
+        rows = np.concatenate([members[c] for c in rng.integers(0, len(members), len(members))])
+        values.append(np.atleast_1d(np.asarray(statistic(*(a[rows] for a in arrays)), float)))
+    values = np.vstack(values)
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(values, [tail, 1 - tail], axis=0)
+    if values.shape[1] == 1 and np.ndim(statistic(*arrays)) == 0:
+        return float(low[0]), float(high[0]), values[:, 0]
+    return low, high, values

@@ -1,0 +1,68 @@
+"""Phone and word scores with LPR features and context (experiments/gong2022_context.py): the
+reduced run agrees with the committed full result, the committed numbers are what their own
+predictions and definitions give, and the experiment's page states them.
+
+A failure of the reduced run after a library change means the result is stale: re-run
+``python -m experiments.gong2022_context`` from a clean tree and commit it."""
+
+from __future__ import annotations
+
+from course_lib.results import load_result
+from experiments import common
+from experiments import gong2022_context as experiment
+
+LEVELS = ("phone", "word_accuracy", "word_total")
+
+
+def test_reduced_run_agrees_with_the_committed_result():
+    common.check_reduced_run(experiment)
+
+
+def test_the_committed_settings_are_the_scripts():
+    common.check_committed_settings(experiment)
+
+
+def test_every_level_has_both_protocols_with_speaker_intervals():
+    levels = load_result(experiment.NAME)["result"]["levels"]
+    for level in LEVELS:
+        row = levels[level]
+        assert row["n_speakers"] == 125
+        for model in ("old", "new"):
+            for key in ("pcc", "rounded_pcc", "mse", "rounded_mse"):
+                low, high = row[model][f"{key}_interval_95"]
+                assert low <= row[model][key] <= high
+
+
+def test_the_goals_say_what_the_levels_say():
+    result = load_result(experiment.NAME)["result"]
+    for level, goal in result["goals"].items():
+        pcc = result["levels"][level]["new"]["pcc"]
+        assert goal["pcc"] == pcc and goal["reached"] == (pcc >= goal["bar"])
+
+
+def test_the_old_model_is_the_committed_one():
+    # gong2022_release_labels scored the same predictions on the same labels
+    levels = load_result(experiment.NAME)["result"]["levels"]
+    before = load_result("gong2022_release_labels")["result"]["full"]
+    assert abs(levels["phone"]["old"]["pcc"] - before["phone_mean"]["pcc"]) < 1e-9
+    assert abs(levels["word_accuracy"]["old"]["pcc"]
+               - before["word_accuracy_median"]["pcc"]) < 1e-9
+    assert abs(levels["word_total"]["old"]["pcc"] - before["word_total_floor_median"]["pcc"]) \
+        < 1e-9
+
+
+def test_the_human_ceiling_and_the_interval_coverage_are_plausible():
+    result = load_result(experiment.NAME)["result"]
+    for level, row in result["human_ceiling"].items():
+        for protocol in ("continuous", "rounded"):
+            low, high = row[protocol]["interval_95"]
+            assert 0.3 < low <= row[protocol]["mean_pcc"] <= high < 1.0
+    # a stated 95% over 200 simulated test sets
+    assert result["coverage"]["coverage"] >= 0.9
+
+
+def test_the_page_states_the_committed_table():
+    committed = load_result(experiment.NAME)
+    page = (common.REPOSITORY / "experiments" / f"{experiment.NAME}.md").read_text(
+        encoding="utf-8")
+    assert experiment.format_table(committed) in page
