@@ -307,27 +307,37 @@ def run_in_clean_checkout(name: str, timeout_minutes: float | None = None) -> in
 def confirm(names: list[str]) -> int:
     """Run each experiment's reduced re-run at HEAD on a clean tree and, where it agrees with
     the committed result, record HEAD in ``confirmed.json`` as the commit its numbers hold
-    for. A disagreement records nothing and names the full re-run."""
-    from experiments.common import reduced_against_committed
+    for. A disagreement records nothing and names the full re-run; so does an experiment with
+    no reduced run (a timing, which only a full run measures again)."""
     import importlib
+    import inspect
+
+    from experiments.common import reduced_against_committed
 
     head = (_git("rev-parse", "HEAD") or "").strip()
-    confirmations, failed = _confirmations(), []
+    failed = []
     for name in names:
         dirty = _dirty(dependencies(name))
         if dirty:
             raise SystemExit(f"names: {name} depends on uncommitted changes ({', '.join(dirty)})")
-        run = reduced_against_committed(importlib.import_module(f"experiments.{name}"))
+        module = importlib.import_module(f"experiments.{name}")
+        if "reduced" not in inspect.signature(module.run).parameters:
+            failed.append(name)
+            print(f"{name}: has no reduced run to confirm it; re-run it with python3 course.py "
+                  f"experiments --run {name}", flush=True)
+            continue
+        run = reduced_against_committed(module)
         if run.problems:
             failed.append(name)
-            print(f"{name}: the reduced re-run disagrees ({run.problems[0]}); re-run it with "
-                  f"python3 course.py experiments --run {name}", flush=True)
+            print(f"{name}: the reduced re-run disagrees ({run.problems[-1]}); "
+                  f"{run.problems[0]}", flush=True)
             continue
+        confirmations = _confirmations()       # re-read: each agreement is written at once
         confirmations[name] = {"commit": head, "date": datetime.datetime.now(
             datetime.timezone.utc).isoformat(timespec="seconds")}
+        CONFIRMED.write_text(json.dumps(dict(sorted(confirmations.items())), indent=1) + "\n",
+                             encoding="utf-8")
         print(f"{name}: the reduced re-run agrees; confirmed at {head[:12]}", flush=True)
-    CONFIRMED.write_text(json.dumps(dict(sorted(confirmations.items())), indent=1) + "\n",
-                         encoding="utf-8")
     return 1 if failed else 0
 
 

@@ -108,16 +108,22 @@ def test_a_confirmation_records_only_an_agreeing_reduced_run(monkeypatch, tmp_pa
     """A reduced re-run that disagrees records nothing and names the full re-run; one that
     agrees records HEAD as the commit its numbers hold for."""
     from experiments import common
-    outcomes = {"gilgonzalez2019_toy": ["seed 0: value 1.0 differs"], "wu2025_fig2": []}
+    outcomes = {"gilgonzalez2019_toy": [
+        "gilgonzalez2019_toy: re-run it with `python3 course.py experiments --run "
+        "gilgonzalez2019_toy`", "seed 0: value 1.0 differs"], "wu2025_fig2": []}
     monkeypatch.setattr(provenance, "CONFIRMED", tmp_path / "confirmed.json")
     monkeypatch.setattr(provenance, "_dirty", lambda paths: [])
     monkeypatch.setattr(common, "reduced_against_committed", lambda module: type(
         "Run", (), {"problems": outcomes[module.__name__.split(".")[-1]]})())
     assert provenance.confirm(["gilgonzalez2019_toy", "wu2025_fig2"]) == 1
     said = capsys.readouterr().out
-    assert "python3 course.py experiments --run gilgonzalez2019_toy" in said
+    assert "course.py experiments --run gilgonzalez2019_toy" in said
     recorded = json.loads((tmp_path / "confirmed.json").read_text())
     assert set(recorded) == {"wu2025_fig2"} and len(recorded["wu2025_fig2"]["commit"]) == 40
+    # a timing has no reduced run: it is named for a full re-run, never confirmed
+    assert provenance.confirm(["repeat_cost"]) == 1
+    assert "repeat_cost: has no reduced run" in capsys.readouterr().out
+    assert set(json.loads((tmp_path / "confirmed.json").read_text())) == {"wu2025_fig2"}
 
 
 def test_bad_input_names_the_argument():
