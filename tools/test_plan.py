@@ -1,5 +1,5 @@
 """The test command's plan: the jobs that make up ``python3 course.py test`` and how they share
-the machine's cores (docs/CONVENTIONS.md section 2).
+the machine's cores (docs/CONVENTIONS.md section 6.2).
 
 Every test runs in exactly one job of each pass: a job names its paths, and the last job of
 each family ("the rest") takes the family's folder with every path another job claims left
