@@ -17,7 +17,7 @@ measures the library, and a widget is only one way of showing it.
 **Since when.** A full run writes its commit into the result (``environment.course_lib_commit``,
 from a clean tree). A result can also be *confirmed* at a later commit, when the library moved
 on but its reduced re-run still agrees with the committed numbers:
-``experiments/results/confirmed.json`` records the commit and date. A result is **stale** when a
+``experiments/confirmed.json`` records the commit and date. A result is **stale** when a
 module it depends on differs, as code, between that commit and the working tree: each file is
 parsed, and its docstrings and comments are left out of the comparison, so rewording one marks
 nothing. A module that did not exist at that commit counts as changed.
@@ -41,7 +41,7 @@ from pathlib import Path
 REPOSITORY = Path(__file__).resolve().parents[1]
 EXPERIMENTS = REPOSITORY / "experiments"
 RESULTS = EXPERIMENTS / "results"
-CONFIRMED = RESULTS / "confirmed.json"
+CONFIRMED = EXPERIMENTS / "confirmed.json"    # beside the scripts: it is not a result
 # the house machinery of this folder: not experiments of their own
 MACHINERY = ("__init__", "common", "provenance")
 _ROOTS = ("course_lib", "experiments")
