@@ -687,11 +687,8 @@ def compare_with_committed(reduced: dict, committed: dict) -> list[str]:
 
 
 def main(argv=None):
-    document = run_experiment(NAME, __doc__.splitlines()[0], run, None, None, argv,
-                              compare=compare_with_committed)
-    if document is not None and "levels" in document["result"]:
-        print(format_table(document))
-    return document
+    return run_experiment(NAME, __doc__.splitlines()[0], run, None, None, argv, format_table,
+                          compare=compare_with_committed)
 
 
 if __name__ == "__main__":
