@@ -113,6 +113,7 @@ UNIT_TESTS = {
            "tests/test_experiments_wu2025_",
            "tests/test_experiment_detection_threshold_intervals", "tests/test_lecture_07.py"),
     "08": ("tests/pronunciation/", "tests/data/test_speechocean762_decoder_verdicts",
+           "tests/data/test_speechocean762_lpr",
            "tests/plotting/test_pronunciation", "tests/widgets/test_pronunciation",
            "tests/browser/test_pronunciation_in_lab.py", "tests/test_experiment_heard_as_written",
            "tests/test_experiment_misread_readings", "tests/test_experiment_panel_decoder_inputs",

@@ -9,7 +9,7 @@ This module builds both from what pocketsphinx's passes give
 (:func:`~course_lib.data.speechocean762_lpr.load_lpr_table`, made by
 ``tools/make_speechocean762_lpr.py``):
 
-* :func:`log_posterior_ratios`: LPR(p, q) = mean over the phone's frames of
+* :func:`_log_posterior_ratios`: LPR(p, q) = mean over the phone's frames of
   log p(o_t | p) - log p(o_t | q), p the canonical phone, q every phone and silence (equal
   priors, so the posterior ratio is the likelihood ratio);
 * :func:`phone_features`: per phone, its GOP and loop share (:mod:`.gop`), LPP, three summaries
@@ -33,8 +33,7 @@ from ..data.speechocean762 import RecipePhone
 from ..validation import as_float_array
 
 __all__ = ["PHONE_FEATURES", "NEIGHBOUR_FEATURES", "WORD_FEATURES",
-           "log_posterior_ratios",
-           "lpr_summaries", "duration_means", "phone_features", "with_neighbours",
+           "duration_means", "phone_features", "with_neighbours",
            "word_features"]
 
 _FRAME = 0.01                       # s: the scorer's frame step
@@ -48,7 +47,7 @@ WORD_FEATURES = ("mean_phone_score", "min_phone_score", "word_gop", "min_phone_g
                  "mean_heard_share", "log_phones", "mean_lpr_prediction")
 
 
-def log_posterior_ratios(frame_loglik, canonical) -> np.ndarray:
+def _log_posterior_ratios(frame_loglik, canonical) -> np.ndarray:
     """LPR of each phone's canonical phone against every phone of the set: ``frame_loglik``
     (n, K) the mean over a phone's frames of each set phone's frame log-likelihood (any common
     offset per frame cancels), ``canonical`` (n,) the column of each phone's own phone.
@@ -65,8 +64,8 @@ def log_posterior_ratios(frame_loglik, canonical) -> np.ndarray:
     return loglik[np.arange(own.size), own][:, None] - loglik
 
 
-def lpr_summaries(lpr, canonical, silence: int) -> np.ndarray:
-    """(n, 4) phone-independent summaries of LPR rows (:func:`log_posterior_ratios`): the
+def _lpr_summaries(lpr, canonical, silence: int) -> np.ndarray:
+    """(n, 4) phone-independent summaries of LPR rows (:func:`_log_posterior_ratios`): the
     margin over the strongest other speech phone (negative: another phone explains the frames
     better), the mean LPR over the other speech phones, how many speech phones beat the
     canonical one, and the LPR against silence (column ``silence``)."""
@@ -119,7 +118,8 @@ def phone_features(phones: Sequence[RecipePhone], frame_loglik, phone_set: Seque
     if missing or "SIL" not in column:
         raise ValueError(f"phone_set: lacks {missing or ['SIL']}")
     canonical = np.array([column[phone.phone] for phone in phones])
-    summaries = lpr_summaries(log_posterior_ratios(loglik, canonical), canonical, column["SIL"])
+    summaries = _lpr_summaries(_log_posterior_ratios(loglik, canonical), canonical,
+                               column["SIL"])
     gop = np.array([phone.gop for phone in phones])
     frames = np.array([max(phone.end - phone.start, _FRAME) for phone in phones]) / _FRAME
     expected = np.array([mean_frames.get(phone.phone, np.mean(list(mean_frames.values())))
