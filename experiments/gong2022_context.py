@@ -673,16 +673,27 @@ def format_table(document: dict) -> str:
     return "\n".join(lines)
 
 
+# A rounded metric is a step function of the predictions: a prediction that the 2e-3 above
+# moves across a rounding boundary changes the rounded MSE by an odd multiple of 1/n (the
+# second pass's BLAS moved one word of 921 by 3/921 = 0.0033) and the rounded PCC by about as
+# much over the variances. 0.02 allows a few such crossings of the subset's 921 words and 2,965
+# phones, and nothing the block shows (the new features' gains are 0.05 and more).
+ROUNDED_TOLERANCE = 0.02
+
+
 def compare_with_committed(reduced: dict, committed: dict) -> list[str]:
-    """The subset block: the model's metrics within 2e-3, the human ceiling within 1e-9, the
-    counts exactly (``TOLERANCE_REASON``)."""
+    """The subset block: the model's metrics within 2e-3 (``TOLERANCE_REASON``), its rounded
+    ones within ``ROUNDED_TOLERANCE``, the human ceiling within 1e-9, the counts exactly."""
     ours, theirs = reduced["subset"], committed["subset"]
     problems = compare_runs(ours["human_ceiling"], theirs["human_ceiling"],
                             tol=TOLERANCES["ceiling"], path="/subset/human_ceiling",
                             tolerances={"n": (0.0, 0.0)})
+    rounded = (ROUNDED_TOLERANCE, 0.0)
     problems += compare_runs({k: v for k, v in ours.items() if k != "human_ceiling"},
                              {k: v for k, v in theirs.items() if k != "human_ceiling"},
-                             tol=TOLERANCES["model"], path="/subset", tolerances={"n": (0.0, 0.0)})
+                             tol=TOLERANCES["model"], path="/subset",
+                             tolerances={"n": (0.0, 0.0), "rounded_pcc": rounded,
+                                         "rounded_mse": rounded})
     return problems
 
 

@@ -2,8 +2,8 @@
 reduced run agrees with the committed full result, the committed numbers are what their own
 predictions and definitions give, and the experiment's page states them.
 
-A failure of the reduced run after a library change means the result is stale: re-run
-``python -m experiments.gong2022_context`` from a clean tree and commit it."""
+A failure of the reduced run after a library change means the result is stale: re-run it with
+``python3 course.py experiments --run gong2022_context`` and commit what it brings back."""
 
 from __future__ import annotations
 
@@ -16,6 +16,20 @@ LEVELS = ("phone", "word_accuracy", "word_total")
 
 def test_reduced_run_agrees_with_the_committed_result():
     common.check_reduced_run(experiment)
+
+
+def test_the_comparison_allows_a_rounding_flip_and_catches_a_real_change():
+    """One word crossing a rounding boundary (the second pass's BLAS moved 3/921 of rounded MSE)
+    passes; a rounded PCC 0.05 off, or a continuous PCC 0.01 off, fails."""
+    import copy
+    committed = load_result(experiment.NAME)["result"]
+    for path, change, fails in ((("word_accuracy", "new", "rounded_mse"), 3 / 921, False),
+                                (("phone", "new", "rounded_pcc"), 0.05, True),
+                                (("word_total", "new", "pcc"), 0.01, True)):
+        reduced = copy.deepcopy(committed)
+        level, model, metric = path
+        reduced["subset"][level][model][metric] += change
+        assert bool(experiment.compare_with_committed(reduced, committed)) is fails, path
 
 
 def test_the_committed_settings_are_the_scripts():

@@ -62,6 +62,7 @@ LOADERS = {
     "course_lib.data.speechocean762.load_corpus_lexicon": [()],
     "course_lib.data.speechocean762.load_corpus_texts": [()],
     "course_lib.data.speechocean762.load_decoder_verdicts": [()],
+    "course_lib.data.speechocean762_lpr.load_lpr_table": [()],
     # the loader of the fitted scorer, in pronunciation/ since data/ imports no model (the
     # panel below loads the GOP thresholds as the scorer's type)
     "course_lib.pronunciation.corpus_scorer.load_pronunciation_scorer": [()],
