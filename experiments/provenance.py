@@ -356,6 +356,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="list every changed file and the rates each result states")
     args = parser.parse_args(argv)
     os.chdir(REPOSITORY)
+    if _git("rev-parse", "HEAD") is None:
+        # the student edition and a downloaded zip carry no history to compare with
+        print("This copy of the course has no git history, so whether a result's code changed "
+              "since it was made cannot be told; the committed results are as released. A "
+              "clone of the repository (git clone) can tell.", flush=True)
+        return 2
     if args.run:
         if args.run not in experiment_names():
             parser.error(f"--run: no experiment {args.run!r}; experiments: "

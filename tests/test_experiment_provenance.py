@@ -131,3 +131,11 @@ def test_bad_input_names_the_argument():
         dependencies("nosuch")
     with pytest.raises(SystemExit):
         provenance.main(["--run", "nosuch"])
+
+
+def test_a_copy_without_git_history_says_so(monkeypatch, capsys):
+    """The student edition has no history: it says so rather than calling everything stale."""
+    monkeypatch.setattr(provenance, "_git", lambda *args, **kwargs: None)
+    assert provenance.main([]) == 2
+    assert "no git history" in capsys.readouterr().out
+
