@@ -68,13 +68,15 @@ def task_rng(key: int | tuple[int, ...], task: str) -> np.random.Generator:
         entropy, spawn_key=(zlib.crc32(task.encode("utf-8")),)))
 
 
-def _git(*args: str) -> str | None:
+def _git(*args: str, root: Path = REPOSITORY) -> str | None:
+    """What ``git args`` prints in ``root`` (exactly, a file's text included), or None when
+    git fails, is missing or takes longer than a minute."""
     try:
-        done = subprocess.run(["git", *args], cwd=REPOSITORY, capture_output=True, text=True,
-                              timeout=30, check=False)
+        done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
+                              timeout=60, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    return done.stdout.strip() if done.returncode == 0 else None
+    return done.stdout if done.returncode == 0 else None
 
 
 def _cpu_model() -> str:
@@ -109,10 +111,10 @@ def environment() -> dict:
         "scipy": scipy.__version__,
         "scikit-learn": sklearn.__version__,
         "course_lib": course_lib.__version__,
-        "course_lib_commit": _git("rev-parse", "HEAD"),
+        "course_lib_commit": (_git("rev-parse", "HEAD") or "").strip() or None,
         # Uncommitted edits to the library or the scripts mean the commit alone does not
         # reproduce the numbers.
-        "uncommitted_changes": None if status is None else bool(status),
+        "uncommitted_changes": None if status is None else bool(status.strip()),
         "platform": platform.platform(),
         "cpu": _cpu_model(),
         "cores": os.cpu_count(),

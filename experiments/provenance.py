@@ -28,6 +28,8 @@ from __future__ import annotations
 import argparse
 import ast
 import datetime
+import importlib
+import inspect
 import json
 import os
 import shutil
@@ -38,14 +40,14 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-REPOSITORY = Path(__file__).resolve().parents[1]
+from experiments.common import REPOSITORY, _git, reduced_against_committed
+
 EXPERIMENTS = REPOSITORY / "experiments"
 RESULTS = EXPERIMENTS / "results"
 CONFIRMED = EXPERIMENTS / "confirmed.json"    # beside the scripts: it is not a result
 # the house machinery of this folder: not experiments of their own
 MACHINERY = ("__init__", "common", "provenance")
 _ROOTS = ("course_lib", "experiments")
-_GIT_TIMEOUT = 60          # s, for one git command
 _RUN_MARGIN = 3.0          # a re-run may take this many times its committed run, plus 10 min
 
 
@@ -146,15 +148,6 @@ def dependencies(name: str, root: Path = REPOSITORY) -> list[str]:
 
 
 # ----- whether that code changed -----------------------------------------------------------------
-def _git(*args: str, root: Path = REPOSITORY) -> str | None:
-    try:
-        done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
-                              timeout=_GIT_TIMEOUT, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return done.stdout if done.returncode == 0 else None
-
-
 def code_of(source: str) -> str:
     """A module's code without its docstrings and comments: what a result can depend on."""
     tree = ast.parse(source)
@@ -309,11 +302,6 @@ def confirm(names: list[str]) -> int:
     the committed result, record HEAD in ``confirmed.json`` as the commit its numbers hold
     for. A disagreement records nothing and names the full re-run; so does an experiment with
     no reduced run (a timing, which only a full run measures again)."""
-    import importlib
-    import inspect
-
-    from experiments.common import reduced_against_committed
-
     head = (_git("rev-parse", "HEAD") or "").strip()
     failed = []
     for name in names:

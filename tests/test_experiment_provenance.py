@@ -107,13 +107,12 @@ def test_docstrings_and_comments_are_not_code():
 def test_a_confirmation_records_only_an_agreeing_reduced_run(monkeypatch, tmp_path, capsys):
     """A reduced re-run that disagrees records nothing and names the full re-run; one that
     agrees records HEAD as the commit its numbers hold for."""
-    from experiments import common
     outcomes = {"gilgonzalez2019_toy": [
         "gilgonzalez2019_toy: re-run it with `python3 course.py experiments --run "
         "gilgonzalez2019_toy`", "seed 0: value 1.0 differs"], "wu2025_fig2": []}
     monkeypatch.setattr(provenance, "CONFIRMED", tmp_path / "confirmed.json")
     monkeypatch.setattr(provenance, "_dirty", lambda paths: [])
-    monkeypatch.setattr(common, "reduced_against_committed", lambda module: type(
+    monkeypatch.setattr(provenance, "reduced_against_committed", lambda module: type(
         "Run", (), {"problems": outcomes[module.__name__.split(".")[-1]]})())
     assert provenance.confirm(["gilgonzalez2019_toy", "wu2025_fig2"]) == 1
     said = capsys.readouterr().out
