@@ -19,6 +19,8 @@ Three tests for two models scored on the same items (paired data):
 * :func:`paired_bootstrap`: any statistic of (reference, predictions), e.g. the correlation,
   resampled over items with both models kept together; a percentile interval for the
   difference and a two-sided bootstrap p-value.
+* :func:`cluster_interval`: the percentile interval of any statistic over the same resamples
+  of whole clusters, for one model's number rather than a difference.
 * :func:`paired_cluster_bootstrap`: the same, resampling whole clusters of items (e.g. every
   sentence of one speaker) instead of single items. Every test above treats the items as
   independent draws; items that share a speaker are not, and resampling the speakers keeps
@@ -51,7 +53,7 @@ from .validation import RngLike, as_float_array, as_positive_int, as_rng
 
 __all__ = ["CorrelationComparison", "BootstrapComparison", "ResampledTTest", "steiger_z1_star",
            "compare_correlations", "paired_bootstrap", "paired_cluster_bootstrap",
-           "resampled_t_test"]
+           "cluster_interval", "resampled_t_test"]
 
 
 @dataclass(frozen=True)
@@ -243,6 +245,35 @@ def paired_cluster_bootstrap(statistic: Callable[[np.ndarray, np.ndarray], float
     def draw_rows() -> np.ndarray:
         return np.concatenate([members[c] for c in rng.integers(0, k, k)])
     return _bootstrap(statistic, reference, first, second, draw_rows, n_resamples, confidence)
+
+
+def cluster_interval(statistic: Callable[..., float], arrays, clusters, *,
+                     n_resamples: int = 2000, confidence: float = 0.95, rng: RngLike = None):
+    """(low, high, the resampled values): the percentile interval of ``statistic(*arrays)``
+    over resamples of whole clusters (``clusters`` labels each row, e.g. its speaker), drawn
+    as :func:`paired_cluster_bootstrap` draws them. A statistic that returns several numbers
+    gets an interval for each (arrays of lows and highs), from the same resamples."""
+    if not callable(statistic):
+        raise TypeError(f"statistic: expected a function of the arrays' rows, got "
+                        f"{type(statistic).__name__}")
+    n_resamples, confidence = _bootstrap_settings(statistic, n_resamples, confidence)
+    arrays = [np.asarray(a) for a in arrays]
+    if not arrays or len({a.shape[0] for a in arrays}) != 1:
+        raise ValueError(f"arrays: expected arrays of one length, got lengths "
+                         f"{[a.shape[0] for a in arrays]}")
+    members = _cluster_members(clusters, arrays[0].shape[0])
+    rng = as_rng(rng)
+    k = len(members)
+    values = []
+    for _ in range(n_resamples):
+        rows = np.concatenate([members[c] for c in rng.integers(0, k, k)])
+        values.append(np.atleast_1d(np.asarray(statistic(*(a[rows] for a in arrays)), float)))
+    values = np.vstack(values)
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(values, [tail, 1 - tail], axis=0)
+    if values.shape[1] == 1 and np.ndim(statistic(*arrays)) == 0:
+        return float(low[0]), float(high[0]), values[:, 0]
+    return low, high, values
 
 
 def resampled_t_test(differences, n_train, n_test) -> ResampledTTest:

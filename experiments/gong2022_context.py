@@ -46,8 +46,9 @@ from course_lib.pronunciation.context_features import (NEIGHBOUR_FEATURES, PHONE
                                                        phone_features,
                                                        with_neighbours, word_features)
 from course_lib.pronunciation.context_model import (PerPhoneRidge, fit_sparse_regression,
-                                                    round_to_scale, speaker_interval)
+                                                    round_to_scale)
 from course_lib.pronunciation.word_scores import WordScoreModel
+from course_lib.significance import cluster_interval
 
 from .common import compare_runs, run_experiment, task_rng
 from .word_phone_feedback import labelled_sentences
@@ -337,7 +338,7 @@ def with_intervals(truth, old, new, speakers, scale, task) -> dict:
         before, after = protocol_metrics(t, o, scale), protocol_metrics(t, n, scale)
         return ([before[m] for m in METRICS] + [after[m] for m in METRICS]
                 + [after[m] - before[m] for m in METRICS])
-    low, high, _ = speaker_interval(statistic, (truth, old, new), speakers,
+    low, high, _ = cluster_interval(statistic, (truth, old, new), speakers,
                                     n_resamples=N_BOOTSTRAP, rng=task_rng(RNG_KEY, task))
     out = {"old": protocol_metrics(truth, old, scale), "new": protocol_metrics(truth, new, scale),
            "n": int(truth.size), "n_speakers": int(np.unique(speakers).size)}
@@ -400,7 +401,7 @@ def human_ceiling(panel, items, speakers, with_interval: bool) -> dict:
             row[protocol] = {"mean_pcc": mean_over_experts(scores, rounded),
                              "per_expert": [one(e, scores, rounded) for e in range(5)]}
             if with_interval:
-                low, high, _ = speaker_interval(lambda s: mean_over_experts(s, rounded),
+                low, high, _ = cluster_interval(lambda s: mean_over_experts(s, rounded),
                                                 (scores,), speakers[item_of],
                                                 n_resamples=N_BOOTSTRAP // 4,
                                                 rng=task_rng(RNG_KEY, f"ceiling/{level}"))
@@ -428,7 +429,7 @@ def coverage_check() -> dict:
     held = 0
     for _ in range(N_COVERAGE_DRAWS):
         x, y, speakers = draw(n_speakers)
-        low, high, _ = speaker_interval(pearson, (x, y), speakers,
+        low, high, _ = cluster_interval(pearson, (x, y), speakers,
                                         n_resamples=N_COVERAGE_RESAMPLES, rng=rng)
         held += low <= truth <= high
     return {"true_pcc": truth, "draws": N_COVERAGE_DRAWS, "resamples": N_COVERAGE_RESAMPLES,
@@ -475,10 +476,10 @@ def table1(panel, summaries: dict) -> dict:
         pcc, mse = rounded_pcc_mse(mean, test.means)
         kl = discrete_kl(test.histograms(), discretised_log_predictive(mean, variance,
                                                                        test.scale))
-        low, high, _ = speaker_interval(pearson, (test.means, mean), speakers,
+        low, high, _ = cluster_interval(pearson, (test.means, mean), speakers,
                                         n_resamples=N_BOOTSTRAP,
                                         rng=task_rng(RNG_KEY, f"table1/{inputs}/pcc"))
-        rlow, rhigh, _ = speaker_interval(lambda t, m: rounded_pcc_mse(m, t)[0],
+        rlow, rhigh, _ = cluster_interval(lambda t, m: rounded_pcc_mse(m, t)[0],
                                           (test.means, mean), speakers, n_resamples=N_BOOTSTRAP,
                                           rng=task_rng(RNG_KEY, f"table1/{inputs}/rounded"))
         out[inputs] = {"rounded_pcc": pcc, "rounded_mse": mse, "KL": float(kl.mean()),

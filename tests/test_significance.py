@@ -11,7 +11,7 @@ import pytest
 from scipy.stats import bootstrap, norm, ttest_rel
 
 from course_lib.significance import compare_correlations, paired_bootstrap, \
-    paired_cluster_bootstrap, resampled_t_test, steiger_z1_star
+    paired_cluster_bootstrap, cluster_interval, resampled_t_test, steiger_z1_star
 
 
 def _trivariate(rho_jk, rho_jh, rho_kh, n, n_sets, rng):
@@ -234,3 +234,42 @@ def test_cluster_bootstrap_p_value_and_the_order_of_the_models():
     same = paired_cluster_bootstrap(_pearson, reference, first, first + 1e-9 * np.arange(200),
                                     labels, n_resamples=1000, rng=7)
     assert same.p_value > 0.05
+
+
+def test_the_cluster_interval_holds_a_known_pcc_about_95_percent_of_the_time():
+    rng = np.random.default_rng(3)
+
+    def draw(n_speakers, per_speaker=20):
+        shared = rng.normal(0, 1, n_speakers)
+        x = np.repeat(shared, per_speaker) + rng.normal(0, 1, n_speakers * per_speaker)
+        y = 0.6 * np.repeat(shared, per_speaker) + 0.3 * x + rng.normal(0, 1, x.size)
+        return x, y, np.repeat(np.arange(n_speakers), per_speaker)
+    x, y, _ = draw(40_000)
+    truth = np.corrcoef(x, y)[0, 1]
+    held = 0
+    draws = 120
+    for _ in range(draws):
+        x, y, speakers = draw(60)
+        low, high, values = cluster_interval(lambda a, b: np.corrcoef(a, b)[0, 1], (x, y),
+                                             speakers, n_resamples=300, rng=rng)
+        held += low <= truth <= high
+    # 95% stated; 120 draws put a true 95% within about 0.89-0.99
+    assert 0.87 <= held / draws <= 1.0
+
+
+def test_the_cluster_interval_resamples_whole_speakers():
+    speakers = np.repeat(["a", "b", "c"], [1, 2, 3])
+    values = np.repeat([1.0, 2.0, 3.0], [1, 2, 3])
+    _, _, drawn = cluster_interval(lambda v: v.size, (values,), speakers, n_resamples=200,
+                                   rng=np.random.default_rng(4))
+    # three speakers drawn each time: sizes are sums of three of 1, 2, 3
+    assert set(drawn) <= {3, 4, 5, 6, 7, 8, 9}
+
+
+def test_the_cluster_interval_names_a_bad_argument():
+    with pytest.raises(ValueError, match="^clusters:"):
+        cluster_interval(np.mean, (np.zeros(4),), np.zeros(3))
+    with pytest.raises(ValueError, match="^arrays:"):
+        cluster_interval(np.mean, (np.zeros(4), np.zeros(3)), np.arange(4))
+    with pytest.raises(TypeError, match="^statistic:"):
+        cluster_interval("mean", (np.zeros(4),), np.arange(4))

@@ -11,20 +11,17 @@
   :mod:`.word_scores` (its ``_fit_regression``), with missing inputs (a phone with no
   neighbour) set to the training mean. One kernel serves every phone class: a phone's identity
   enters as an input (its training mean score), not as a separate model.
-* :func:`speaker_interval`: a percentile interval of a statistic with whole speakers resampled
-  (the cluster bootstrap; Field & Welsh 2007), as ``course_lib.significance`` draws them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
 import numpy as np
 
+from ..metrics import round_scores
 from ..validation import RngLike, as_float_array, as_positive_int, as_rng
 from .word_scores import _fit_regression, _SparseRegression
 
-__all__ = ["PerPhoneRidge", "fit_sparse_regression", "speaker_interval", "round_to_scale"]
+__all__ = ["PerPhoneRidge", "fit_sparse_regression", "round_to_scale"]
 
 
 def _standardise(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -110,39 +107,5 @@ def round_to_scale(values, scale: tuple[float, float]) -> np.ndarray:
     """Whole scores on ``scale`` (low, high): half up (2.5 -> 3, as
     ``course_lib.metrics.round_scores``), then clipped to the scale. The Kaldi recipe rounds
     phone scores and predictions to {0, 1, 2} this way before its correlation."""
-    values = as_float_array(values, "values")
     low, high = scale
-    return np.clip(np.floor(values + 0.5), low, high)
-
-
-def speaker_interval(statistic: Callable[..., float], arrays: Sequence, speakers, *,
-                     n_resamples: int = 2000, confidence: float = 0.95,
-                     rng: RngLike = None):
-    """(low, high, the resampled values): the percentile interval of ``statistic(*arrays)``
-    over resamples of whole speakers (each resample draws as many speakers as there are, with
-    replacement, and takes every row of each one drawn). A statistic that returns several
-    numbers at once gets an interval for each (arrays of lows and highs), from the same
-    resamples."""
-    arrays = [np.asarray(a) for a in arrays]
-    labels = np.asarray(speakers)
-    if not arrays or any(a.shape[0] != labels.size for a in arrays):
-        raise ValueError(f"speakers: expected one label per row of every array "
-                         f"({[a.shape[0] for a in arrays]}), got {labels.size}")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence: expected a level in (0, 1), got {confidence!r}")
-    n_resamples = as_positive_int(n_resamples, "n_resamples")
-    _, codes = np.unique(labels, return_inverse=True)
-    members = [np.flatnonzero(codes == c) for c in range(codes.max() + 1)]
-    if len(members) < 2:
-        raise ValueError("speakers: resampling speakers needs at least 2 of them")
-    rng = as_rng(rng)
-    values = []
-    for _ in range(n_resamples):
-        rows = np.concatenate([members[c] for c in rng.integers(0, len(members), len(members))])
-        values.append(np.atleast_1d(np.asarray(statistic(*(a[rows] for a in arrays)), float)))
-    values = np.vstack(values)
-    tail = (1 - confidence) / 2
-    low, high = np.quantile(values, [tail, 1 - tail], axis=0)
-    if values.shape[1] == 1 and np.ndim(statistic(*arrays)) == 0:
-        return float(low[0]), float(high[0]), values[:, 0]
-    return low, high, values
+    return np.clip(round_scores(values), low, high)

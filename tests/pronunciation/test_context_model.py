@@ -1,7 +1,6 @@
 """The pieces of the context model (course_lib.pronunciation.context_model), each checked
 against a reference library or a closed form: the per-phone ridge against scikit-learn, the
-rounded PCC against numpy and scipy, the speaker interval's coverage in a simulation where the
-truth is known."""
+rounded PCC against numpy and scipy."""
 
 from __future__ import annotations
 
@@ -12,14 +11,12 @@ from sklearn.linear_model import Ridge
 
 from course_lib.metrics import round_scores
 from course_lib.pronunciation.context_model import (PerPhoneRidge, fit_sparse_regression,
-                                                    round_to_scale, speaker_interval)
+                                                    round_to_scale)
 
 
 def test_bad_input_names_the_argument():
     with pytest.raises(ValueError, match="penalty"):
         PerPhoneRidge(penalty=0)
-    with pytest.raises(ValueError, match="speakers"):
-        speaker_interval(np.mean, (np.zeros(4),), np.zeros(3))
     with pytest.raises(ValueError, match="X"):
         fit_sparse_regression(np.full((5, 2), np.inf), np.zeros(5), 2)
 
@@ -51,33 +48,3 @@ def test_rounding_to_the_scale_and_the_rounded_pcc_match_numpy_and_scipy():
     r = np.corrcoef(round_to_scale(truth, (0, 2)), round_to_scale(predicted, (0, 2)))[0, 1]
     assert r == pytest.approx(scipy.stats.pearsonr(np.floor(truth + 0.5),
                                                    np.floor(predicted + 0.5))[0], abs=1e-12)
-
-
-def test_the_speaker_interval_holds_a_known_pcc_about_95_percent_of_the_time():
-    rng = np.random.default_rng(3)
-
-    def draw(n_speakers, per_speaker=20):
-        shared = rng.normal(0, 1, n_speakers)
-        x = np.repeat(shared, per_speaker) + rng.normal(0, 1, n_speakers * per_speaker)
-        y = 0.6 * np.repeat(shared, per_speaker) + 0.3 * x + rng.normal(0, 1, x.size)
-        return x, y, np.repeat(np.arange(n_speakers), per_speaker)
-    x, y, _ = draw(40_000)
-    truth = np.corrcoef(x, y)[0, 1]
-    held = 0
-    draws = 120
-    for _ in range(draws):
-        x, y, speakers = draw(60)
-        low, high, values = speaker_interval(lambda a, b: np.corrcoef(a, b)[0, 1], (x, y),
-                                             speakers, n_resamples=300, rng=rng)
-        held += low <= truth <= high
-    # 95% stated; 120 draws put a true 95% within about 0.89-0.99
-    assert 0.87 <= held / draws <= 1.0
-
-
-def test_the_speaker_interval_resamples_whole_speakers():
-    speakers = np.repeat(["a", "b", "c"], [1, 2, 3])
-    values = np.repeat([1.0, 2.0, 3.0], [1, 2, 3])
-    _, _, drawn = speaker_interval(lambda v: v.size, (values,), speakers, n_resamples=200,
-                                   rng=np.random.default_rng(4))
-    # three speakers drawn each time: sizes are sums of three of 1, 2, 3
-    assert set(drawn) <= {3, 4, 5, 6, 7, 8, 9}
