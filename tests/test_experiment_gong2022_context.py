@@ -78,3 +78,16 @@ def test_the_human_ceiling_and_the_interval_coverage_are_plausible():
 def test_the_page_states_the_committed_table():
     committed = load_result(experiment.NAME)
     assert common.readme_table(experiment.NAME) == experiment.format_table(committed)
+
+
+def test_the_index_states_the_committed_numbers():
+    """The experiments' index quotes the new PCCs and the human ceiling; they are the
+    committed ones, at three places."""
+    from pathlib import Path
+    result = load_result(experiment.NAME)["result"]
+    index = (Path(experiment.__file__).with_name("README.md")).read_text(encoding="utf-8")
+    line = next(line for line in index.splitlines() if line.startswith("| E5.5c |"))
+    new = " / ".join(f"{result['levels'][level]['new']['pcc']:.3f}" for level in LEVELS)
+    ceiling = " / ".join(f"{result['human_ceiling'][level]['continuous']['mean_pcc']:.3f}"
+                         for level in LEVELS)
+    assert f"| {new} (human ceiling {ceiling}) |" in line, line
