@@ -33,13 +33,16 @@ passes run only for a sentence the first cannot align), and scores a recording a
 :func:`gop_features` turns one sentence's phone scores into the utterance features Unit 5's panel
 models read. The shipped features of speechocean762 are made by the same two calls
 (``tools/make_speechocean762.py``). Whether each word was heard as written is read from these
-scores by :mod:`.heard_as_written`.
+scores by :mod:`.heard_as_written`. With ``with_lpr=True`` :meth:`PronunciationScorer.score` also
+runs the senone pass of :mod:`.senone_scores` and gives every phone's log-likelihood under each
+of the 40 phones and its log phone posterior, as the corpus's LPR table holds them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pocketsphinx
@@ -47,9 +50,10 @@ import pocketsphinx
 from course_lib.data.speechocean762 import RecipePhone, RecipeThresholds
 from course_lib.recording import resample
 
+from .senone_scores import _NATS_PER_UNIT, _PHONE_SET, _SenoneLoop, phone_table
+
 _SAMPLE_RATE = 16000              # Hz: the acoustic model's rate
 _MIN_SECONDS, _MAX_SECONDS = 0.5, 20.0
-_NATS_PER_UNIT = 1024 * math.log(1.0001)
 # The first pass prunes like the trial that chose these settings. A sentence that does not align
 # is tried with a far wider beam, then with the phone beams opened too (a word left out leaves
 # its phones a few frames, which the phone beams prune), before it is reported as not aligned.
@@ -104,6 +108,14 @@ class Pronunciation:
     ``aligned_score`` and ``loop_score`` the two passes' mean scores over the phones' frames, in
     nats per frame; ``notes`` what was done to the input (resampled, clipped) or went wrong;
     ``heard`` the free phone loop's segments (phone, start s, end s), silences as "SIL".
+
+    Given by ``score(..., with_lpr=True)`` for an aligned sentence (else empty, shapes (0, 40)
+    and (0,)), read-only, in nats, one row per phone of ``phones``: ``frame_loglik`` (n, 40),
+    the mean over the phone's frames of the frame log-likelihood of each of 40 phones, the
+    frame's best at 0, its columns the 39 of :data:`PHONES` in alphabetical order, then "SIL"
+    (as in the corpus's LPR table; the LPR of the phone against q is its own column less q's);
+    ``lpp`` (n,), the mean log posterior of the phone itself among the 40 (equal priors). They
+    are left out of equality, hashing and the repr, which the other fields decide.
     """
 
     text: str
@@ -113,6 +125,9 @@ class Pronunciation:
     loop_score: float
     notes: tuple[str, ...]
     heard: tuple[tuple[str, float, float], ...] = ()
+    frame_loglik: np.ndarray = field(default_factory=lambda: _empty((0, len(_PHONE_SET))),
+                                     compare=False, repr=False)
+    lpp: np.ndarray = field(default_factory=lambda: _empty((0,)), compare=False, repr=False)
 
     def words(self) -> list[WordScore]:
         """The words of the text in order, each with the frame-weighted GOP of its phones."""
@@ -123,6 +138,13 @@ class Pronunciation:
             words.append(WordScore(own[0].word, own[0].start, own[-1].end,
                                    float(np.dot(frames, [p.gop for p in own]) / frames.sum())))
         return words
+
+
+def _empty(shape: tuple[int, ...]) -> np.ndarray:
+    """A read-only array of zeros (shape (0, 40) or (0,) for a Pronunciation without LPR)."""
+    array = np.zeros(shape)
+    array.setflags(write=False)
+    return array
 
 
 @dataclass(frozen=True)
@@ -184,6 +206,7 @@ class PronunciationScorer:
 
     def __init__(self, extra_words: dict[str, str] | None = None):
         self._decoders = _PassDecoders()
+        self._senone_loop = _SenoneLoop()
         self._decoders.apply(pocketsphinx.Decoder.add_allphone_file, "phone_loop")
         for word, phones in (extra_words or {}).items():
             self.add_word(word, phones)
@@ -202,19 +225,48 @@ class PronunciationScorer:
         """The phones the dictionary holds for ``word``, or None."""
         return self._decoders[0].lookup_word(word.lower())
 
-    def score(self, samples, sample_rate: int, text: str) -> Pronunciation:
+    def score(self, samples, sample_rate: int, text: str, *,
+              with_lpr: bool = False) -> Pronunciation:
         """GOP of every phone of ``text`` in ``samples`` (a 1-D array, float in [-1, 1] or int16,
-        at ``sample_rate`` Hz; other rates are resampled to 16 kHz and ``notes`` says so)."""
-        words, aligned, loop, notes = self._decode(samples, sample_rate, text)
+        at ``sample_rate`` Hz; other rates are resampled to 16 kHz and ``notes`` says so).
+
+        ``with_lpr``: also fill :attr:`Pronunciation.frame_loglik` and
+        :attr:`Pronunciation.lpp` for an aligned sentence: one more free phone-loop pass, the
+        one ``tools/make_speechocean762_lpr.py`` made the corpus's table with (a decoder of its
+        own made on first use, the front end started afresh, every senone's score written to a
+        temporary folder that is cleaned up), reduced over each aligned phone's frames
+        (:func:`~course_lib.pronunciation.senone_scores.phone_table`). Off by default: it adds
+        some 40% to a score's time (about 0.04 CPU-s per second of audio)."""
+        if not isinstance(with_lpr, (bool, np.bool_)):
+            raise ValueError(f"with_lpr: expected True or False, got {with_lpr!r}")
+        words, aligned, loop, notes, raw = self._decode(samples, sample_rate, text)
         if aligned is None:
             return Pronunciation(" ".join(words), (), False, math.nan, math.nan, tuple(notes))
-        return _scored(" ".join(words), aligned, loop, notes)
+        scored = _scored(" ".join(words), aligned, loop, notes)
+        if not with_lpr:
+            return scored
+        return dataclasses.replace(scored, **self._lpr(raw, aligned))
+
+    def _lpr(self, raw: bytes, aligned) -> dict[str, np.ndarray]:
+        """``frame_loglik`` and ``lpp`` of the aligned phones, read-only, from the senone
+        pass over ``raw``, each phone over its frames as the alignment gave them."""
+        senones = self._senone_loop.scores(raw)
+        rows = [(_PHONE_SET.index(phone), first, n_frames)
+                for _, _, phone, first, n_frames, _ in _text_phones(aligned)]
+        if not rows:
+            return {}
+        phones, first, n_frames = (np.array(column, dtype=np.int64) for column in zip(*rows))
+        frame_loglik, lpp = phone_table(senones, self._senone_loop.set_columns, phones, first,
+                                        n_frames)
+        frame_loglik.setflags(write=False)
+        lpp.setflags(write=False)
+        return {"frame_loglik": frame_loglik, "lpp": lpp}
 
     def passes(self, samples, sample_rate: int, text: str) -> Passes:
         """The two Viterbi passes :meth:`score` combines into GOP, as scores in nats (see
         :class:`Passes`), to recompute a phone's GOP by hand. The arguments are
         :meth:`score`'s; a recording that does not align with ``text`` is a ValueError."""
-        words, aligned, loop, notes = self._decode(samples, sample_rate, text)
+        words, aligned, loop, notes, _ = self._decode(samples, sample_rate, text)
         if aligned is None:
             raise ValueError(f"text: {notes[-1]}")
         return Passes(tuple((phone, first, n_frames, units * _NATS_PER_UNIT)
@@ -223,7 +275,8 @@ class PronunciationScorer:
                             for phone, first, last, units in loop[2]))
 
     def _decode(self, samples, sample_rate, text):
-        """(words, the alignment or None, the loop or None, notes) of :meth:`score`."""
+        """(words, the alignment or None, the loop or None, notes, the decoder's input) of
+        :meth:`score`."""
         words = self._check_text(text)
         x, notes = _check_recording(samples, sample_rate)
         raw = _pcm_bytes(x)
@@ -241,8 +294,8 @@ class PronunciationScorer:
         if aligned is None:
             notes.append("no GOP: the recording does not match the text closely enough to align "
                          "(is it the right sentence, said in full?)")
-            return words, None, None, notes
-        return words, aligned, _loop(decoder, raw), notes
+            return words, None, None, notes, raw
+        return words, aligned, _loop(decoder, raw), notes, raw
 
     def _check_text(self, text) -> list[str]:
         if not isinstance(text, str) or not text.split():
