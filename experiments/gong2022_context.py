@@ -14,11 +14,16 @@ of the median of their totals):
   the whole vector (the Kaldi recipe's one regressor per phone; ``PerPhoneRidge``), the
   duration against that phone's training mean, the place in the word; the neighbours' evidence;
   per word, summaries of its phones;
-* models (``course_lib.pronunciation.context_model``): one sparse GP for all phones, one for
-  word accuracy and one for word total; the phone inputs (with or without the neighbours), the
-  word inputs (with or without the neighbouring words) and the ridge's penalty are chosen by
-  speaker-grouped cross-validation on the 125 training speakers (``N_FOLDS`` folds); the word
-  models learn from out-of-fold phone predictions; the test split is scored once, at the end;
+* models (``course_lib.pronunciation.context_scores.ContextScoreModel``, its pieces in
+  ``context_model``): one sparse GP for all phones, one for word accuracy and one for word
+  total; the phone inputs (with or without the neighbours), the word inputs (three nested sets
+  of ``WORD_CANDIDATES``) and the ridge's penalty are chosen by speaker-grouped
+  cross-validation on the 125 training speakers (``N_FOLDS`` folds); the word models learn
+  from out-of-fold phone predictions; the "mispronounced" flag's cut is the best F1 on the
+  training phones' out-of-fold scores; the test split is scored once, at the end;
+* ``model``: the fitted state the live panel loads (``ContextScoreModel()``), and
+  ``verdicts``: what it states beside its word and phone verdicts (the word accuracy's PCC and
+  the flag's precision and recall on the test speakers, with speaker intervals);
 * ``levels``: PCC and MSE on continuous values (GOPT's protocol) and after rounding labels and
   predictions to whole scores (phones to {0, 1, 2}, the Kaldi recipe's protocol; words and
   sentences to 0-10), each with a 95% percentile interval over resampled test speakers, for the
@@ -43,10 +48,12 @@ from course_lib.features import pca_whiten
 from course_lib.metrics import discrete_kl, discretised_log_predictive, rounded_pcc_mse
 from course_lib.pronunciation.context_features import (NEIGHBOUR_FEATURES, PHONE_FEATURES,
                                                        WORD_FEATURES, duration_means,
-                                                       phone_features,
-                                                       with_neighbours, word_features)
+                                                       phone_features, word_features)
 from course_lib.pronunciation.context_model import (PerPhoneRidge, fit_sparse_regression,
                                                     round_to_scale)
+from course_lib.pronunciation.context_scores import (WORD_LABELS, ContextScoreModel,
+                                                     PhoneEvidence, flag_threshold,
+                                                     mostly_zero, phone_model_inputs)
 from course_lib.pronunciation.word_scores import WordScoreModel
 from course_lib.significance import cluster_interval
 
@@ -67,13 +74,15 @@ N_BOOTSTRAP = 2000                   # speaker resamples of each interval
 N_COVERAGE_DRAWS = 200               # simulated test sets of the coverage check
 N_COVERAGE_RESAMPLES = 500
 PHONE_CANDIDATES = ("own", "own+neighbours")
-WORD_CANDIDATES = ("own", "own+neighbouring words")
+# the word models' inputs (columns of word_features), chosen by cross-validation
+WORD_CANDIDATES = {"phone summaries": WORD_FEATURES[:10],
+                   "with evidence, spread and place": WORD_FEATURES[:20],
+                   "with the sentence's level": WORD_FEATURES}
+SUBSET_WORD_CANDIDATE = "with the sentence's level"
 SCALES = {"phone": (0.0, 2.0), "word_accuracy": (0.0, 10.0), "word_total": (0.0, 10.0),
           "sentence_accuracy": (0.0, 10.0)}
 SENTENCE_SUMMARIES = ("mean_phone_score", "mean_word_accuracy", "min_word_accuracy",
                       "mean_lpp", "mean_lpr_margin", "mean_abs_log_duration_ratio")
-RIDGE_NAME = "lpr_prediction"
-NEIGHBOUR_WORD = ("mean_phone_score", "min_phone_score", "mean_lpr_prediction")
 # The reduced run repeats the subset block: bit for bit on the same machine; another BLAS may
 # stop L-BFGS-B elsewhere on the bound's flat optimum, as in word_phone_feedback (PCCs moved
 # by about 5e-6 there when the starts moved by 10%); 2e-3 allows that and nothing the block
@@ -173,6 +182,7 @@ def phone_statistics(data: dict, items) -> tuple[dict, float, dict]:
 
 
 def own_features(data: dict, items, statistics, phone_set) -> list[np.ndarray]:
+    """Each sentence's :func:`phone_features` at the training ``statistics``."""
     priors, default, frames = statistics
     return [phone_features(data[i]["phones"], data[i]["frame_loglik"], phone_set,
                            data[i]["lpp"], priors, default, frames) for i in items]
@@ -210,38 +220,33 @@ def split_rows(values: np.ndarray, data: dict, items) -> list[np.ndarray]:
     return np.split(values, ends)
 
 
-def phone_inputs(own: list, ridge: list, candidate: str) -> np.ndarray:
-    names = PHONE_FEATURES + (RIDGE_NAME,)
-    rows = [np.column_stack([x, r]) for x, r in zip(own, ridge)]
-    if candidate == "own+neighbours":
-        rows = [with_neighbours(x, names, NEIGHBOUR_FEATURES + (RIDGE_NAME,)) for x in rows]
-    return np.vstack(rows)
-
-
-def fit_phone_model(data, items, speakers, phone_set, candidate, penalty, n_inducing, task):
+def fit_phone_model(data, items, speakers, phone_set, candidate, penalty, n_inducing,
+                    task) -> ContextScoreModel:
     """Everything the phone model learns from ``items``: the phone statistics, the ridge and
-    the sparse GP."""
-    statistics = phone_statistics(data, items)
+    the sparse GP (a phone model alone: no word models yet)."""
+    priors, default, frames = statistics = phone_statistics(data, items)
     own = own_features(data, items, statistics, phone_set)
     ridge_oof = split_rows(out_of_fold_ridge(data, items, speakers, penalty, task + "/ridge"),
                            data, items)
-    X = phone_inputs(own, ridge_oof, candidate)
+    neighbours = candidate == "own+neighbours"
+    X = np.vstack([phone_model_inputs(x, r, neighbours) for x, r in zip(own, ridge_oof)])
     y = labels_of(data, items, "phone_label")
     known = ~np.isnan(y)
     Xr, phones = ridge_inputs(data, items)
     ridge = PerPhoneRidge(penalty).fit(Xr[known], y[known], phones[known])
     gp = fit_sparse_regression(X[known], y[known], n_inducing, rng=task_rng(RNG_KEY, task),
                                max_iter=MAX_ITER)
-    return {"statistics": statistics, "ridge": ridge, "gp": gp, "candidate": candidate}
+    return ContextScoreModel.from_parts(phone_set=phone_set, priors=priors,
+                                        default_prior=default, mean_frames=frames, ridge=ridge,
+                                        phones=gp, neighbours=neighbours, words={})
 
 
-def predict_phones(model, data, items, phone_set) -> dict:
+def predict_phones(model: ContextScoreModel, data, items) -> dict:
     """Per sentence of ``items``: its phones' features, ridge predictions and scores (0-2)."""
-    own = own_features(data, items, model["statistics"], phone_set)
-    ridge = [model["ridge"].predict(*ridge_inputs(data, [i])) for i in items]
-    scores = np.clip(model["gp"].predict(phone_inputs(own, ridge, model["candidate"])),
-                     *SCALES["phone"])
-    return {"own": own, "ridge": ridge, "score": split_rows(scores, data, items)}
+    evidence = [model.phone_evidence(data[i]["phones"], data[i]["frame_loglik"],
+                                     data[i]["lpp"]) for i in items]
+    return {"own": [e.features for e in evidence], "ridge": [e.ridge for e in evidence],
+            "score": [e.score for e in evidence]}
 
 
 def pearson(a, b) -> float:
@@ -269,7 +274,7 @@ def cross_validated_phones(data, items, speakers, phone_set, penalty, n_inducing
             rest = [i for i in items if i not in left_out]
             model = fit_phone_model(data, rest, speakers, phone_set, candidate, penalty,
                                     n_inducing, f"cv/{candidate}/{k}")
-            predicted = predict_phones(model, data, fold, phone_set)
+            predicted = predict_phones(model, data, fold)
             for n, i in enumerate(fold):
                 held[i] = {key: predicted[key][n] for key in predicted}
         out[candidate] = held
@@ -283,14 +288,12 @@ def cross_validated_phones(data, items, speakers, phone_set, penalty, n_inducing
 # ----- the word models ------------------------------------------------------------------------
 
 def word_inputs(data, items, phones_predicted: dict, candidate: str) -> np.ndarray:
-    rows = []
-    for i in items:
-        p = phones_predicted[i]
-        W = word_features(data[i]["phones"], p["own"], p["score"], p["ridge"])
-        if candidate == "own+neighbouring words":
-            W = with_neighbours(W, WORD_FEATURES, NEIGHBOUR_WORD)
-        rows.append(W)
-    return np.vstack(rows)
+    """The word models' inputs on ``items``: the ``candidate``'s columns of
+    :func:`word_features` of each sentence's predicted phones."""
+    columns = [WORD_FEATURES.index(name) for name in WORD_CANDIDATES[candidate]]
+    return np.vstack([word_features(data[i]["phones"], phones_predicted[i]["own"],
+                                    phones_predicted[i]["score"],
+                                    phones_predicted[i]["ridge"])[:, columns] for i in items])
 
 
 def word_item_labels(data, items) -> np.ndarray:
@@ -510,7 +513,7 @@ def fit_and_score(c: dict, train: list, test: list, n_inducing: dict, full: bool
             rest = [i for i in train if i not in left_out]
             model = fit_phone_model(data, rest, speakers, phone_set, chosen, penalty["chosen"],
                                     n_inducing["phone"], f"subset/cv/{k}")
-            predicted = predict_phones(model, data, fold, phone_set)
+            predicted = predict_phones(model, data, fold)
             phones_oof.update({i: {key: predicted[key][n] for key in predicted}
                                for n, i in enumerate(fold)})
     phone_model = fit_phone_model(data, train, speakers, phone_set, chosen, penalty["chosen"],
@@ -519,23 +522,31 @@ def fit_and_score(c: dict, train: list, test: list, n_inducing: dict, full: bool
         word_cv = cross_validated_words(data, train, speakers, phones_oof, n_inducing["word"])
         word_candidate = word_cv["chosen"]
     else:
-        word_cv, word_candidate = None, "own+neighbouring words"
+        word_cv, word_candidate = None, SUBSET_WORD_CANDIDATE
     W_train = word_inputs(data, train, phones_oof, word_candidate)
     word_models = {label: fit_sparse_regression(W_train, labels_of(data, train, label),
                                                 n_inducing["word"],
                                                 rng=task_rng(RNG_KEY, f"final/{label}"),
                                                 max_iter=MAX_ITER)
-                   for label in ("word_accuracy", "word_total")}
-    # the test split, once
-    predicted = predict_phones(phone_model, data, test, phone_set)
+                   for label in WORD_LABELS}
+    # the flag's cut, on the training phones' out-of-fold scores
+    oof_scores = np.concatenate([phones_oof[i]["score"] for i in train])
+    experts = np.vstack([c["raw"][i][1] for i in train])
+    known = ~np.all(np.isnan(experts), axis=1)
+    model = ContextScoreModel({**phone_model.state(),
+                               "words": {label: m.state() for label, m in word_models.items()},
+                               "word_inputs": list(WORD_CANDIDATES[word_candidate]),
+                               "threshold": flag_threshold(oof_scores[known], experts[known])})
+    # the test split, once, by the model the panel loads
+    predicted = predict_phones(model, data, test)
     phones_test = {i: {key: predicted[key][n] for key in predicted} for n, i in enumerate(test)}
-    W_test = word_inputs(data, test, phones_test, word_candidate)
-    words_test = {label: np.clip(m.predict(W_test), *SCALES[label])
-                  for label, m in word_models.items()}
+    scored = {i: model.word_scores(data[i]["phones"], PhoneEvidence(
+        phones_test[i]["own"], phones_test[i]["ridge"], phones_test[i]["score"])) for i in test}
+    words_test = {label: np.concatenate([scored[i][label] for i in test])
+                  for label in WORD_LABELS}
     return {"penalty": penalty, "phone_cv": cv, "phone_candidate": chosen, "word_cv": word_cv,
             "word_candidate": word_candidate, "phones_oof": phones_oof,
-            "phones_test": phones_test, "words_test": words_test, "word_models": word_models,
-            "phone_model": phone_model}
+            "phones_test": phones_test, "words_test": words_test, "model": model}
 
 
 def test_rows(c: dict, test: list, fitted: dict) -> dict:
@@ -567,6 +578,9 @@ def subset_block(c: dict, train: list, test: list) -> dict:
                    "old": protocol_metrics(t, o, SCALES[level]), "n": int(t.size)}
            for level, (t, o, n, _) in rows.items()}
     out["human_ceiling"] = human_ceiling(c["panel"], scored, c["speakers"], False)
+    flag = flag_rates(c, scored, fitted, with_intervals=False)
+    out["phone_flag"] = {key: flag[key] for key in ("threshold", "precision", "recall",
+                                                    "n_flagged", "n_mispronounced")}
     return out
 
 
@@ -601,15 +615,53 @@ def run(reduced: bool) -> dict:
                              "chosen": fitted["phone_cv"]["chosen"]},
             "word_inputs": {"pcc": fitted["word_cv"]["pcc"],
                             "chosen": fitted["word_cv"]["chosen"]}}
-        gp = fitted["phone_model"]["gp"]
-        result["phone_gp"] = {"bound": gp.bound, "noise_variance": gp.noise_variance,
-                              "lengthscales": gp.lengthscales.tolist()}
+        gp = fitted["model"].state()["phones"]
+        result["phone_gp"] = {key: gp[key] for key in ("bound", "noise_variance",
+                                                       "lengthscales")}
         result["n_sentences"] = {"train": len(train), "test": len(test)}
+        # what the panel loads and states (course_lib.stated_rates)
+        result["model"] = fitted["model"].state()
+        accuracy = result["levels"]["word_accuracy"]
+        result["verdicts"] = {
+            "phone_flag": flag_rates(c, test, fitted),
+            "word_accuracy": {"pcc": accuracy["new"]["pcc"],
+                              "pcc_interval_95": accuracy["new"]["pcc_interval_95"],
+                              "n_test_words": accuracy["n"],
+                              "n_speakers": accuracy["n_speakers"],
+                              "label": "the median of the five experts (the release's)"}}
         result["goals"] = goals(result["levels"])
     return {"title": "Phone and word scores with LPR features and context (GOPT's and the "
                      "Kaldi recipe's protocols), beside the human ceiling",
             "settings": _settings(reduced), "result": result, "source": SOURCE,
             "differences": DIFFERENCES}
+
+
+def flag_rates(c: dict, test: list, fitted: dict, with_intervals: bool = True) -> dict:
+    """The "mispronounced" flag as the panel shows it (``ContextScoreModel.verdicts``: the
+    predicted score below the cut chosen on the training speakers' out-of-fold predictions)
+    on the test phones, against most experts giving 0: precision and recall with 95%
+    intervals over test speakers, and the base rate."""
+    data, speakers = c["sentences"], c["speakers"]
+    threshold = fitted["model"].threshold
+    scores = np.concatenate([fitted["phones_test"][i]["score"] for i in test])
+    experts = np.vstack([c["raw"][i][1] for i in test])
+    known = ~np.all(np.isnan(experts), axis=1)
+    phone_item = np.concatenate([[i] * len(data[i]["phones"]) for i in test])
+    flagged, truth = scores[known] < threshold, mostly_zero(experts[known])
+
+    def rates(f, t):
+        return [np.sum(f & t) / max(f.sum(), 1), np.sum(f & t) / max(t.sum(), 1)]
+    precision, recall = rates(flagged, truth)
+    out = {"threshold": threshold, "precision": float(precision), "recall": float(recall),
+           "n_flagged": int(flagged.sum()), "n_mispronounced": int(truth.sum()),
+           "n_test_phones": int(known.sum()), "base_rate": float(truth.mean()),
+           "n_speakers": int(np.unique(speakers[phone_item]).size)}
+    if with_intervals:
+        low, high, _ = cluster_interval(rates, (flagged, truth), speakers[phone_item[known]],
+                                        n_resamples=N_BOOTSTRAP, rng=task_rng(RNG_KEY, "flag"))
+        out["precision_interval_95"] = [float(low[0]), float(high[0])]
+        out["recall_interval_95"] = [float(low[1]), float(high[1])]
+    return out
 
 
 def goals(levels: dict) -> dict:
@@ -630,9 +682,10 @@ def _settings(reduced: bool = False) -> dict:
                   "their totals (rebuilt from revision 148498a); sentence accuracy the mean "
                   "of the five (Table 1's protocol)",
         "phone_features": list(PHONE_FEATURES), "neighbour_features": list(NEIGHBOUR_FEATURES),
-        "word_features": list(WORD_FEATURES), "neighbour_word_features": list(NEIGHBOUR_WORD),
+        "word_features": list(WORD_FEATURES),
         "sentence_summaries": list(SENTENCE_SUMMARIES),
-        "phone_candidates": list(PHONE_CANDIDATES), "word_candidates": list(WORD_CANDIDATES),
+        "phone_candidates": list(PHONE_CANDIDATES), "word_candidates": {name: list(columns) for name, columns in
+                            WORD_CANDIDATES.items()},
         "ridge_penalties": list(RIDGE_PENALTIES), "n_folds": N_FOLDS,
         "n_inducing": N_INDUCING, "subset_inducing": SUBSET_INDUCING, "subset_size": N_SUBSET,
         "n_subset_speakers": N_SUBSET_SPEAKERS, "max_iter": MAX_ITER,

@@ -44,7 +44,13 @@ PHONE_FEATURES = ("gop", "heard_share", "phone_prior", "lpp", "lpr_margin", "lpr
 NEIGHBOUR_FEATURES = ("gop", "lpp", "lpr_margin", "log_duration_ratio")
 WORD_FEATURES = ("mean_phone_score", "min_phone_score", "word_gop", "min_phone_gop",
                  "mean_lpp", "min_lpr_margin", "mean_abs_log_duration_ratio",
-                 "mean_heard_share", "log_phones", "mean_lpr_prediction")
+                 "mean_heard_share", "log_phones", "mean_lpr_prediction",
+                 # the weakest phone's evidence, the spread of the word's phones, its place
+                 "min_lpr_prediction", "unweighted_lpr_prediction", "min_lpp",
+                 "mean_n_beating", "min_lpr_silence", "sd_phone_score", "first_word",
+                 "last_word", "max_abs_log_duration_ratio", "share_below_one_and_a_half",
+                 # the sentence's level: the speaker's and the recording's
+                 "sentence_mean_phone_score", "sentence_gop")
 
 
 def _log_posterior_ratios(frame_loglik, canonical) -> np.ndarray:
@@ -156,7 +162,10 @@ def with_neighbours(features, names: Sequence[str] = PHONE_FEATURES,
 
 def word_features(phones: Sequence[RecipePhone], features, phone_scores,
                   lpr_predictions) -> np.ndarray:
-    """(n_words, len(WORD_FEATURES)) summaries of each word's phones, in word order:
+    """(n_words, len(WORD_FEATURES)) summaries of each word's phones, in word order (their
+    scores' mean, least, spread and share below 1.5, between accented and right; the word's
+    GOP and its least phone's; the LPR evidence's mean and least; durations; the word's place
+    in the sentence), then the sentence's mean predicted score and GOP:
     ``features`` the phones' :func:`phone_features`, ``phone_scores`` their predicted scores
     (0-2) and ``lpr_predictions`` the per-phone LPR regression's (:mod:`.context_model`)."""
     X = as_float_array(features, "features")
@@ -170,13 +179,19 @@ def word_features(phones: Sequence[RecipePhone], features, phone_scores,
     at = {name: k for k, name in enumerate(PHONE_FEATURES)}
     frames = np.exp(X[:, at["log_duration_ratio"]])      # weights: relative length
     word = np.array([phone.word_index for phone in phones])
+    indices = np.unique(word)
     rows = []
-    for index in np.unique(word):
+    for k, index in enumerate(indices):
         own = word == index
+        duration = np.abs(X[own, at["log_duration_ratio"]])
         rows.append([scores[own].mean(), scores[own].min(), X[own, at["word_gop"]][0],
                      X[own, at["gop"]].min(), X[own, at["lpp"]].mean(),
-                     X[own, at["lpr_margin"]].min(),
-                     np.abs(X[own, at["log_duration_ratio"]]).mean(),
+                     X[own, at["lpr_margin"]].min(), duration.mean(),
                      X[own, at["heard_share"]].mean(), np.log(own.sum()),
-                     np.dot(frames[own], lpr_scores[own]) / frames[own].sum()])
+                     np.dot(frames[own], lpr_scores[own]) / frames[own].sum(),
+                     lpr_scores[own].min(), lpr_scores[own].mean(), X[own, at["lpp"]].min(),
+                     X[own, at["n_beating"]].mean(), X[own, at["lpr_silence"]].min(),
+                     scores[own].std(), float(k == 0), float(k == len(indices) - 1),
+                     duration.max(), np.mean(scores[own] < 1.5),
+                     scores.mean(), X[0, at["sentence_gop"]]])
     return np.array(rows).reshape(-1, len(WORD_FEATURES))

@@ -71,6 +71,28 @@ class PerPhoneRidge:
                 self.weights_[str(name)] = _ridge(Z[own], y[own], self.penalty)
         return self
 
+    def state(self) -> dict:
+        """The fitted state in plain numbers and strings (what a result file holds)."""
+        if not hasattr(self, "pooled_"):
+            raise RuntimeError("PerPhoneRidge: call fit before state")
+        return {"penalty": self.penalty, "min_count": self.min_count,
+                "centre": self.centre_.tolist(), "scale": self.scale_.tolist(),
+                "pooled": self.pooled_.tolist(),
+                "weights": {name: w.tolist() for name, w in self.weights_.items()}}
+
+    @classmethod
+    def from_state(cls, state: dict) -> "PerPhoneRidge":
+        """The ridge at a :meth:`state`."""
+        ridge = cls(state["penalty"], state["min_count"])
+        ridge.centre_, ridge.scale_ = np.asarray(state["centre"]), np.asarray(state["scale"])
+        ridge.pooled_ = np.asarray(state["pooled"])
+        ridge.weights_ = {name: np.asarray(w) for name, w in state["weights"].items()}
+        if ridge.pooled_.shape != (ridge.centre_.size + 1,) or any(
+                w.shape != ridge.pooled_.shape for w in ridge.weights_.values()):
+            raise ValueError("state: every weight vector needs an intercept and one weight "
+                             "per input column")
+        return ridge
+
     def predict(self, X, phones) -> np.ndarray:
         if not hasattr(self, "pooled_"):
             raise RuntimeError("PerPhoneRidge: call fit before predict")

@@ -58,6 +58,17 @@ def test_phone_features_hold_duration_position_and_context():
     assert W.shape == (2, len(WORD_FEATURES))
     np.testing.assert_allclose(W[:, 0], [3.5 / 3, 2.0])                  # mean phone score
     np.testing.assert_allclose(W[:, 1], [0.5, 2.0])                      # least phone score
+    column = {name: k for k, name in enumerate(WORD_FEATURES)}
+    np.testing.assert_allclose(W[:, column["sd_phone_score"]],
+                               [np.std([2.0, 1.0, 0.5]), 0.0])
+    np.testing.assert_allclose(W[:, column["share_below_one_and_a_half"]], [2 / 3, 0.0])
+    np.testing.assert_array_equal(W[:, column["first_word"]], [1, 0])
+    np.testing.assert_array_equal(W[:, column["last_word"]], [0, 1])
+    np.testing.assert_allclose(W[:, column["sentence_mean_phone_score"]], 5.5 / 4)
+    np.testing.assert_allclose(W[:, column["sentence_gop"]], X[0, at["sentence_gop"]])
+    np.testing.assert_allclose(W[:, column["max_abs_log_duration_ratio"]],
+                               [np.abs(X[:3, at["log_duration_ratio"]]).max(),
+                                abs(X[3, at["log_duration_ratio"]])])
 
 
 def test_bad_input_names_the_argument():
