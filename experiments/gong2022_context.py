@@ -47,8 +47,9 @@ from course_lib.data.speechocean762_lpr import load_lpr_table
 from course_lib.features import pca_whiten
 from course_lib.metrics import discrete_kl, discretised_log_predictive, rounded_pcc_mse
 from course_lib.pronunciation.context_features import (NEIGHBOUR_FEATURES, PHONE_FEATURES,
-                                                       WORD_FEATURES, duration_means,
-                                                       phone_features, word_features)
+                                                       WORD_FEATURES, phone_features,
+                                                       phone_statistics,
+                                                       release_phone_labels, word_features)
 from course_lib.pronunciation.context_model import (PerPhoneRidge, fit_sparse_regression,
                                                     round_to_scale)
 from course_lib.pronunciation.context_scores import (WORD_LABELS, ContextScoreModel,
@@ -147,12 +148,9 @@ def corpus() -> dict:
     data = {}
     for item, (phones, scores, accuracy) in sentences.items():
         words = sorted({phone.word_index for phone in phones})
-        known = ~np.all(np.isnan(scores), axis=1)
-        label = np.full(len(phones), np.nan)
-        label[known] = np.nanmean(scores[known], axis=1)
         data[item] = {
             "phones": phones, "frame_loglik": lpr[item][0], "lpp": lpr[item][1],
-            "phone_label": label,
+            "phone_label": release_phone_labels(scores),
             "word_accuracy": np.median(accuracy, axis=1),
             "word_accuracy_mean": accuracy.mean(axis=1),
             "word_total": np.floor([np.median(totals[item, w]) for w in words])}
@@ -170,15 +168,10 @@ def speaker_folds(speakers: np.ndarray, items: list[int], n_folds: int, task: st
 
 # ----- the phone model ------------------------------------------------------------------------
 
-def phone_statistics(data: dict, items) -> tuple[dict, float, dict]:
+def training_statistics(data: dict, items) -> tuple[dict, float, dict]:
     """(each phone's mean label, the mean label, each phone's mean frames) over ``items``."""
-    names = np.concatenate([[p.phone for p in data[i]["phones"]] for i in items])
-    labels = np.concatenate([data[i]["phone_label"] for i in items])
-    known = ~np.isnan(labels)
-    priors = {str(n): float(labels[known & (names == n)].mean())
-              for n in np.unique(names[known])}
-    return priors, float(labels[known].mean()), duration_means([data[i]["phones"]
-                                                                for i in items])
+    return phone_statistics([data[i]["phones"] for i in items],
+                            [data[i]["phone_label"] for i in items])
 
 
 def own_features(data: dict, items, statistics, phone_set) -> list[np.ndarray]:
@@ -224,7 +217,7 @@ def fit_phone_model(data, items, speakers, phone_set, candidate, penalty, n_indu
                     task) -> ContextScoreModel:
     """Everything the phone model learns from ``items``: the phone statistics, the ridge and
     the sparse GP (a phone model alone: no word models yet)."""
-    priors, default, frames = statistics = phone_statistics(data, items)
+    priors, default, frames = statistics = training_statistics(data, items)
     own = own_features(data, items, statistics, phone_set)
     ridge_oof = split_rows(out_of_fold_ridge(data, items, speakers, penalty, task + "/ridge"),
                            data, items)

@@ -33,8 +33,8 @@ from ..data.speechocean762 import RecipePhone
 from ..validation import as_float_array
 
 __all__ = ["PHONE_FEATURES", "NEIGHBOUR_FEATURES", "WORD_FEATURES",
-           "duration_means", "phone_features", "with_neighbours",
-           "word_features"]
+           "release_phone_labels", "phone_statistics", "phone_features",
+           "with_neighbours", "word_features"]
 
 _FRAME = 0.01                       # s: the scorer's frame step
 PHONE_FEATURES = ("gop", "heard_share", "phone_prior", "lpp", "lpr_margin", "lpr_mean",
@@ -92,7 +92,39 @@ def _lpr_summaries(lpr, canonical, silence: int) -> np.ndarray:
                             np.sum(others & (lpr < 0), axis=1), lpr[:, silence]])
 
 
-def duration_means(sentences: Sequence[Sequence[RecipePhone]]) -> dict[str, float]:
+def release_phone_labels(expert_scores) -> np.ndarray:
+    """The release's label of each phone: the mean of the experts who scored it (NaN where
+    none did); ``expert_scores`` (n, 5), NaN where an expert gave none (the ``scores`` of
+    :func:`~course_lib.pronunciation.word_scores.expert_phone_scores`)."""
+    scores = np.asarray(expert_scores, dtype=float)
+    if scores.ndim != 2:
+        raise ValueError(f"expert_scores: expected (phones, experts), got shape {scores.shape}")
+    scored = ~np.all(np.isnan(scores), axis=1)
+    label = np.full(len(scores), np.nan)
+    label[scored] = np.nanmean(scores[scored], axis=1)
+    return label
+
+
+def phone_statistics(sentences: Sequence[Sequence[RecipePhone]],
+                     labels: Sequence) -> tuple[dict[str, float], float, dict[str, float]]:
+    """What :func:`phone_features` takes from the training split: each phone's mean label (its
+    identity as a number), the mean label (for a phone without one) and each phone's mean
+    duration in frames; ``labels`` each sentence's :func:`release_phone_labels`."""
+    sentences, labels = list(sentences), [np.asarray(y, dtype=float) for y in labels]
+    if len(labels) != len(sentences) or any(len(y) != len(s) for s, y in zip(sentences,
+                                                                          labels)):
+        raise ValueError("labels: expected one label per phone of each sentence")
+    names = np.array([phone.phone for phones in sentences for phone in phones])
+    y = np.concatenate(labels) if labels else np.zeros(0)
+    known = ~np.isnan(y)
+    if not known.any():
+        raise ValueError("labels: expected at least one phone with a label")
+    priors = {str(name): float(y[known & (names == name)].mean())
+              for name in np.unique(names[known])}
+    return priors, float(y[known].mean()), _duration_means(sentences)
+
+
+def _duration_means(sentences: Sequence[Sequence[RecipePhone]]) -> dict[str, float]:
     """Each phone's mean duration in frames over ``sentences`` (the training split's)."""
     frames: dict[str, list[float]] = {}
     for phones in sentences:
@@ -111,7 +143,7 @@ def phone_features(phones: Sequence[RecipePhone], frame_loglik, phone_set: Seque
     docstring). ``frame_loglik`` (n, K) and ``lpp`` (n,) their rows of the LPR table,
     ``phone_set`` its K phones (silence "SIL"); ``priors`` each phone's mean expert score in
     the training split (``default_prior`` for a phone without one); ``mean_frames`` each
-    phone's mean training duration (:func:`duration_means`)."""
+    phone's mean training duration (:func:`phone_statistics`)."""
     phones = list(phones)
     loglik = as_float_array(frame_loglik, "frame_loglik")
     lpp = as_float_array(lpp, "lpp")

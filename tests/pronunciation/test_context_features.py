@@ -10,8 +10,9 @@ import pytest
 from course_lib.data.speechocean762 import RecipePhone
 from course_lib.pronunciation.context_features import (NEIGHBOUR_FEATURES, PHONE_FEATURES,
                                                        WORD_FEATURES, _log_posterior_ratios,
-                                                       _lpr_summaries, duration_means,
-                                                       phone_features, with_neighbours,
+                                                       _lpr_summaries, _duration_means,
+                                                       phone_features, phone_statistics,
+                                                       release_phone_labels, with_neighbours,
                                                        word_features)
 
 SET = ("AA", "B", "K", "SIL")
@@ -37,7 +38,7 @@ def test_phone_features_hold_duration_position_and_context():
     phones = _phones()
     loglik = -np.abs(np.random.default_rng(0).normal(size=(4, len(SET))))
     X = phone_features(phones, loglik, SET, np.full(4, -0.3), {"AA": 1.5, "B": 1.9}, 1.7,
-                       duration_means([phones]))
+                       _duration_means([phones]))
     at = {name: k for k, name in enumerate(PHONE_FEATURES)}
     assert X.shape == (4, len(PHONE_FEATURES))
     np.testing.assert_allclose(X[:, at["phone_prior"]], [1.9, 1.5, 1.7, 1.5])
@@ -71,7 +72,24 @@ def test_phone_features_hold_duration_position_and_context():
                                 abs(X[3, at["log_duration_ratio"]])])
 
 
+def test_release_labels_and_training_statistics_by_hand():
+    experts = np.array([[2, 2, 1, np.nan, 2], [np.nan] * 5, [0, 0, 1, 0, 0], [2] * 5])
+    labels = release_phone_labels(experts)
+    np.testing.assert_allclose(labels, [7 / 4, np.nan, 1 / 5, 2.0])
+    priors, default, frames = phone_statistics([_phones()], [labels])
+    # B 7/4; AA 2.0 (its first row has no label); K 1/5; the mean over the labelled three
+    assert priors == pytest.approx({"B": 7 / 4, "AA": 2.0, "K": 1 / 5})
+    assert default == pytest.approx((7 / 4 + 1 / 5 + 2.0) / 3)
+    assert frames == _duration_means([_phones()])
+
+
 def test_bad_input_names_the_argument():
+    with pytest.raises(ValueError, match="expert_scores"):
+        release_phone_labels([1.0, 2.0])
+    with pytest.raises(ValueError, match="labels"):
+        phone_statistics([_phones()], [np.ones(3)])
+    with pytest.raises(ValueError, match="labels"):
+        phone_statistics([_phones()], [np.full(4, np.nan)])
     with pytest.raises(ValueError, match="canonical"):
         _log_posterior_ratios(np.zeros((2, 3)), np.array([0, 3]))
     with pytest.raises(ValueError, match="frame_loglik"):
