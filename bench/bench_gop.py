@@ -18,14 +18,14 @@ most 1.2.
 Stop to plot (goal: at most 2 s for a 4 s sentence): what happens in the kernel after the
 student presses Stop in lecture 08's pronunciation panel, timed from the samples the browser
 sends (48 kHz float32, the example sentence nearest 4 s with a quarter second of silence on
-each side) to the finished figure and text: the recorder's resampling and trimming, GOP, the
+each side) to the finished figure and text: the recorder's resampling and trimming, GOP with
+the LPR pass (the word and phone verdicts read it), the
 grammar pass (the panel reads four of the word decoder's numbers), the features, the panel GP's
 prediction and drawing the figure. Beside it, as its reference, the
 three decoder passes alone on the same sentence (the part that cannot get cheaper here).
 The grammar pass (issue 58): ``ReadingDecoder.decode`` on the same six sentences, each word
 against its neighbours, timed against the three alignment passes alone; its ratio is the one
-the issue asks to state. Beside stop to plot: what the LPR pass would add to it (``score`` with
-and without ``with_lpr`` on the same sentence). The decoder runs with the tuned margin and penalties when
+the issue asks to state. The decoder runs with the tuned margin and penalties when
 ``experiments/results/misread_readings.json`` exists, else with the development values below
 (its speed hardly depends on them).
 Timing rules (one thread, alternating rounds, medians of the per-round ratios): bench/harness.py.
@@ -167,7 +167,7 @@ def main() -> None:
           f"({np.median(wall['grammar']) / len(clips):.3f} s each)")
     harness.print_ratio("grammar_pass_over_alignment_passes",
                         harness.median_ratio(wall["grammar"], wall["theirs"]))
-    stop_to_plot(panel, passes, args.repeats, scorer)
+    stop_to_plot(panel, passes, args.repeats)
 
 
 def lpr_ratio(scorer, passes, clips, repeats: int) -> None:
@@ -197,7 +197,7 @@ def lpr_ratio(scorer, passes, clips, repeats: int) -> None:
                         harness.median_ratio(wall["ours"], wall["theirs"]), GOAL_LPR_RATIO)
 
 
-def stop_to_plot(panel, passes, repeats: int, scorer) -> None:
+def stop_to_plot(panel, passes, repeats: int) -> None:
     clip = min(panel.example_audio_16k(),
                key=lambda c: abs(c.samples.size / c.sample_rate - STOP_TO_PLOT_SENTENCE_S))
     silence = np.zeros(BROWSER_RATE // 4)
@@ -222,19 +222,6 @@ def stop_to_plot(panel, passes, repeats: int, scorer) -> None:
           f"{np.median(wall['theirs']):.2f} s")
     harness.print_ratio("stop_to_plot_over_decoder_passes",
                         harness.median_ratio(wall["ours"], wall["theirs"]))
-    samples = np.round(clip.samples * 32768).astype(np.int16)
-
-    def with_lpr():
-        scorer.score(samples, 16000, clip.text, with_lpr=True)
-
-    def without():
-        scorer.score(samples, 16000, clip.text)
-
-    with harness.one_thread():
-        wall, _ = harness.alternate_clocks({"with": with_lpr, "without": without}, repeats)
-    extra = float(np.median(wall["with"]) - np.median(wall["without"]))
-    print(f"The LPR pass adds {extra:.2f} s to that sentence's score: stop to plot with it "
-          f"{latency + extra:.2f} s (goal <= {GOAL_STOP_TO_PLOT_S} s)")
 
 
 if __name__ == "__main__":

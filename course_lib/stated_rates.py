@@ -110,9 +110,11 @@ STATED_RATES: dict[str, _StatedRate] = {
         "speakers (Student's t, clipped, never narrower than the exact one over takes)",
         ("course_lib.recognition.real_voices._coverage",)),
     "pronunciation.word_accuracy_and_phone_flag": _StatedRate(
-        "word_phone_feedback", ("result", "full"),
-        "speechocean762's test split (125 speakers the models never heard), the five experts' "
-        "word accuracy and phone scores; the flag's threshold chosen on the training phones",
+        "gong2022_context", ("result", "verdicts"),
+        "speechocean762's test split (125 speakers the models never heard), the release's "
+        "labels (a word's accuracy the median of the five experts; a phone mispronounced when "
+        "most experts who scored it gave 0); the flag's threshold chosen on the training "
+        "speakers' out-of-fold predictions; intervals over test speakers",
         (f"{_PRONUNCIATION}._word_accuracy_statement", f"{_PRONUNCIATION}._phone_verdict")),
     "pronunciation.word_check": _StatedRate(
         "shown_word_check", ("result",),
@@ -149,6 +151,12 @@ FITTED_STATE: dict[str, _FittedState] = {
         "the word and phone score models (sparse GPs) and the flag's threshold, fitted on the "
         "training split",
         ("course_lib.pronunciation.word_scores.WordScoreModel",)),
+    "pronunciation.context_model": _FittedState(
+        "gong2022_context", ("result", "model"),
+        "the phone and word score models that see the LPR vector and the neighbours (a "
+        "per-phone ridge and sparse GPs) and the flag's threshold, fitted and chosen on the "
+        "training speakers",
+        ("course_lib.pronunciation.context_scores.ContextScoreModel",)),
     "pronunciation.heard_as_written_rule": _FittedState(
         "heard_as_written", ("result", "rule"),
         "the measure and threshold of \"not heard as written\", set on the training split",

@@ -15,8 +15,15 @@ scored as speechocean762's five experts would score it (lecture 08).
   GOP features (``reading_numbers``, and ``_stand_in_numbers`` for a sentence not decoded).
 - ``corpus_scorer``: the scorer speechocean762's shipped GOP features were made with
   (``load_pronunciation_scorer``), built from the plain records the data layer reads.
+- ``senone_scores``: every phone's frame log-likelihood and log phone posterior over an
+  aligned phone, from pocketsphinx's senone scores (``phone_table``; the scorer's
+  ``with_lpr`` pass).
 - ``word_scores``: each phone's and word's expert score predicted from GOP
-  (``course_lib.pronunciation.word_scores.WordScoreModel``).
+  (``course_lib.pronunciation.word_scores.WordScoreModel``, the earlier model of E5.5).
+- ``context_features``, ``context_model``, ``context_scores``: the same scores from the LPR
+  vector, durations, places and the neighbours' evidence
+  (``course_lib.pronunciation.context_scores.ContextScoreModel``), whose word and phone
+  verdicts the panel shows.
 - ``panel_gp``: the panel's three GP families and their predictive distribution of the five
   experts' mean.
 - ``panel``: the panel itself (``course_lib.pronunciation.panel.ExpertPanel``): a recording in,
@@ -24,7 +31,7 @@ scored as speechocean762's five experts would score it (lecture 08).
   ``_panel_statements`` (the accuracy statements, the notes, the JSON's words).
 
 Not a unit package, by a named rule (docs/CONVENTIONS.md section 3.1): ``corpus_scorer``,
-``word_scores`` and ``panel`` read the corpus they are built on through ``course_lib.data``, which
+``word_scores``, ``context_scores`` and ``panel`` read the corpus they are built on through ``course_lib.data``, which
 a unit may not; ``course_lib.data`` imports nothing of this package. This face shows ``gop`` and
 ``word_choice`` alone; the modules that read the corpus are imported from their modules, so that
 the scorer never waits on the corpus.

@@ -46,25 +46,23 @@ def _decoder_accuracy() -> str:
 @functools.cache
 def _word_accuracy_statement() -> str:
     """How close the predicted word accuracy comes to the experts', on speakers it never saw
-    (the committed ``experiments/word_phone_feedback.py`` result)."""
-    full = stated_rate("pronunciation.word_accuracy_and_phone_flag").value
-    return (f"the experts' word accuracy is predicted from GOP; on the corpus's "
-            f"{full['n_test_words']:,} test words it correlated {_two_places(full['word_pcc'])} "
-            "with the experts' mean, so read it as a rough guide")
+    (the committed ``experiments/gong2022_context.py`` result)."""
+    word = stated_rate("pronunciation.word_accuracy_and_phone_flag").value["word_accuracy"]
+    low, high = word["pcc_interval_95"]
+    return (f"the experts' word accuracy is predicted from the phones' evidence; on the "
+            f"corpus's {word['n_test_words']:,} test words of {word['n_speakers']} speakers it "
+            f"correlated {_two_places(word['pcc'])} ({_two_places(low)} to "
+            f"{_two_places(high)}, 95% over speakers) with the median expert, so read it as "
+            "a rough guide")
 
 
 @functools.cache
 def _phone_verdict() -> dict:
     """The "mispronounced" flag's threshold and how it did on the corpus's test phones, from
-    speakers it never heard (the committed ``experiments/word_phone_feedback.py`` result):
-    precision, recall and the base rate (the share of test phones most experts scored 0)."""
-    full = stated_rate("pronunciation.word_accuracy_and_phone_flag").value
-    flagged = full["mispronounced"]
-    return {"threshold": full["threshold"], "precision": flagged["precision"],
-            "recall": flagged["recall"],
-            "base_rate": flagged["n_mispronounced"] / full["n_test_phones"],
-            "n_test_phones": full["n_test_phones"], "n_flagged": flagged["n_flagged"],
-            "n_mispronounced": flagged["n_mispronounced"]}
+    speakers it never heard (the committed ``experiments/gong2022_context.py`` result):
+    precision and recall with their intervals over speakers, and the base rate (the share of
+    test phones most experts scored 0)."""
+    return dict(stated_rate("pronunciation.word_accuracy_and_phone_flag").value["phone_flag"])
 
 
 def _phone_flag_rates() -> str:
@@ -72,9 +70,12 @@ def _phone_flag_rates() -> str:
     short enough for the lab panel's status line, which says it whether or not a phone is
     flagged."""
     verdict = _phone_verdict()
-    return (f"the flag caught {100 * verdict['recall']:.0f}% of the mispronounced phones of "
-            f"speakers it never heard (recall), and {100 * verdict['precision']:.0f}% of its "
-            "flags there were right (precision)")
+    (recall_low, recall_high), (precision_low, precision_high) = (
+        verdict["recall_interval_95"], verdict["precision_interval_95"])
+    return (f"the flag caught {100 * verdict['recall']:.0f}% ({100 * recall_low:.0f}-"
+            f"{100 * recall_high:.0f}%) of the mispronounced phones of speakers it never heard "
+            f"(recall), and {100 * verdict['precision']:.0f}% ({100 * precision_low:.0f}-"
+            f"{100 * precision_high:.0f}%) of its flags there were right (precision)")
 
 
 def _phone_verdict_statement() -> str:

@@ -30,8 +30,10 @@ recording whose inputs lie beyond the training cloud (with how often the 90% int
 experts' mean for such test sentences), what was done to the audio. A recording that did not
 align gets none of this: no mean, no interval, no distribution, one line saying why and what to
 do (the panel's view of a typical training sentence would pass for a score of the recording).
-Each phone also carries the word score model's "mispronounced" flag, stated with its
-precision, recall and base rate on the corpus's test speakers.
+Each word carries its predicted expert accuracy and each phone the "mispronounced" flag of the
+model that sees every phone's LPR vector and its neighbours
+(:class:`~course_lib.pronunciation.context_scores.ContextScoreModel`), stated with their
+correlation, precision, recall and base rate on the corpus's test speakers.
 
 The sentences said beside the numbers (how accurate each check is, the notes, a word of the
 JSON, the command line's messages) sit in the engine beside this module,
@@ -58,7 +60,8 @@ from .gop import Pronunciation, PhoneScore, WordScore, gop_features
 from .heard_as_written import WordReading, word_readings
 from .panel_gp import (PANEL_MODELS, PanelPredictive, calibrated_half_width, panel_model,
                        panel_predictive)
-from .word_scores import WordScoreModel, WordVerdict, _heard_word
+from .context_scores import ContextScoreModel
+from .word_scores import WordVerdict, _heard_word
 from .decoder_numbers import reading_numbers, _stand_in_numbers
 from .detector_rates import lowest_below, named_words
 from .word_choice import ReadingDecoder
@@ -365,7 +368,7 @@ class ExpertPanel:
         self.scale = train.scale
         self.scorer = load_pronunciation_scorer()
         self._thresholds = load_recipe_thresholds()
-        self.word_scores = WordScoreModel()
+        self.word_scores = ContextScoreModel()
         # shares the scorer's decoders, so a word added to the scorer is known to it too
         self.reader = ReadingDecoder(self.scorer)
 
@@ -397,7 +400,7 @@ class ExpertPanel:
         """Score a recording (mono samples in [-1, 1] or int16, at ``sample_rate`` Hz) of
         ``text`` as the panel would. Bad input raises ValueError naming the argument (a word
         the dictionary lacks is named, with how to add it)."""
-        scored = self.scorer.score(samples, sample_rate, text)
+        scored = self.scorer.score(samples, sample_rate, text, with_lpr=True)
         # the decoder's numbers are panel inputs; its verdicts judge the words only where its
         # tuned settings met their rule, else the phone loop's check does
         choices = self.reader.decode(samples, sample_rate, text) if scored.aligned else None

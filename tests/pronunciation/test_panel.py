@@ -27,15 +27,17 @@ from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.metrics import clopper_pearson_interval, rmse
 from course_lib.pronunciation.panel import PANEL_MODELS, ExpertPanel, PanelPredictive, _main
 from course_lib.pronunciation import gop_features
+from course_lib.pronunciation.context_scores import ContextScoreModel
 from course_lib.pronunciation.decoder_numbers import reading_numbers
 from course_lib.recording import resample
 from course_lib.results import load_result
+from course_lib.stated_rates import stated_rate
 
 RESULT = load_result("pronunciation_panel")["result"]
 JSON_KEYS = {"aspect", "mean", "sd", "interval_90", "distribution", "completeness", "model",
              "notes", "words", "phone_verdict", "word_check", "phone_check",
              "sentence_score_check", "aligned"}
-FEEDBACK = load_result("word_phone_feedback")["result"]["full"]
+VERDICTS = stated_rate("pronunciation.word_accuracy_and_phone_flag").value
 TABLE_1 = load_result("wong2024_table1_speechocean762")["result"]["by_inputs"]["gop"]["models"]
 UNHEARD = load_result("shown_word_check")["result"]["word_check"]["held_out_readings"][
     "by_part"]["not_heard_as_written"]
@@ -183,11 +185,10 @@ def test_the_json_contract(worst_read):
                             "coverage_90_se": RESULT["test"]["coverage_90"]["se"]}
     assert out["aligned"] is True
     verdict = out["phone_verdict"]
-    assert verdict["threshold"] == FEEDBACK["threshold"]
-    assert (verdict["precision"], verdict["recall"]) == (
-        FEEDBACK["mispronounced"]["precision"], FEEDBACK["mispronounced"]["recall"])
-    assert verdict["base_rate"] == FEEDBACK["mispronounced"]["n_mispronounced"] / FEEDBACK[
-        "n_test_phones"]
+    flag = VERDICTS["phone_flag"]
+    assert verdict["threshold"] == flag["threshold"] == ContextScoreModel().threshold
+    assert (verdict["precision"], verdict["recall"]) == (flag["precision"], flag["recall"])
+    assert verdict["base_rate"] == flag["n_mispronounced"] / flag["n_test_phones"]
     assert isinstance(out["notes"], list) and all(isinstance(n, str) for n in out["notes"])
     assert [w["word"] for w in out["words"]] == worst_read.pronunciation.text.split()
     for word in out["words"]:
@@ -478,10 +479,8 @@ def test_lecture_08_states_the_committed_word_and_misread_checks():
                              "08_pronunciation.ipynb", as_version=4)
     prose = " ".join(next(c.source for c in notebook.cells if c.get("id") == "59bd46e5").split())
     heard = load_result("heard_as_written")["result"]
-    words = load_result("word_phone_feedback")["result"]["full"]
     assert (f"there it flags {100 * heard['training']['at_rule']['flagged_accurate']:.0f}% of "
             "the words all five experts scored accurate") in prose
-    assert (f"correlates {words['word_pcc']:.2f} with the experts'").replace("0.", ".") in prose
     assert (f"flags {100 * heard['test']['at_rule']['flagged_misread']:.0f}% of the test words "
             "the experts scored 3 or less") in prose
 

@@ -14,19 +14,25 @@ from course_lib.pronunciation._panel_statements import (_check_rates, _command_l
                                                         _two_places, _word_accuracy_statement,
                                                         _word_check_statement)
 from course_lib.results import load_result
+from course_lib.stated_rates import stated_rate
 
 
 def test_the_accuracy_statements_state_the_committed_numbers():
-    full = load_result("word_phone_feedback")["result"]["full"]
-    assert (f"{full['n_test_words']:,} test words it correlated {_two_places(full['word_pcc'])}"
-            in _word_accuracy_statement())
+    measured = stated_rate("pronunciation.word_accuracy_and_phone_flag").value
+    word, flagged = measured["word_accuracy"], measured["phone_flag"]
+    low, high = word["pcc_interval_95"]
+    assert (f"{word['n_test_words']:,} test words of {word['n_speakers']} speakers it "
+            f"correlated {_two_places(word['pcc'])} ({_two_places(low)} to "
+            f"{_two_places(high)}, 95% over speakers)" in _word_accuracy_statement())
     verdict = _phone_verdict()
-    flagged = full["mispronounced"]
-    assert verdict["base_rate"] == flagged["n_mispronounced"] / full["n_test_phones"]
-    # the status line's short clause is the one the full statement says
+    assert verdict["base_rate"] == flagged["n_mispronounced"] / flagged["n_test_phones"]
+    # the status line's short clause is the one the full statement says, with its intervals
     rates = _phone_flag_rates()
-    assert (f"caught {100 * flagged['recall']:.0f}% of the mispronounced phones" in rates
-            and f"{100 * flagged['precision']:.0f}% of its flags there were right" in rates)
+    recall_low, recall_high = flagged["recall_interval_95"]
+    assert (f"caught {100 * flagged['recall']:.0f}% ({100 * recall_low:.0f}-"
+            f"{100 * recall_high:.0f}%) of the mispronounced phones" in rates
+            and f"{100 * flagged['precision']:.0f}% (" in rates
+            and "of its flags there were right" in rates)
     assert rates in _phone_verdict_statement()
     assert f"only {100 * verdict['base_rate']:.1f}% of the test phones" in \
         _phone_verdict_statement()

@@ -18,7 +18,7 @@ import pytest
 from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.pronunciation.panel import ExpertPanel
 from course_lib.recording import resample
-from course_lib.results import load_result
+from course_lib.stated_rates import stated_rate
 from course_lib.widgets.pronunciation import _OWN, PronunciationExplorer, PronunciationPanel
 from course_lib.widgets.status import _StatusLine
 
@@ -115,11 +115,13 @@ def test_the_status_line_states_the_phone_flags_rates_when_none_is_flagged(reade
     monkeypatch.setattr(reader.panel, "score", nothing_flagged)
     reader.sentence.value = sentences[-1].text.lower()
     assert not reader.score_shipped().mispronounced()
-    measured = load_result("word_phone_feedback")["result"]["full"]["mispronounced"]
+    measured = stated_rate("pronunciation.word_accuracy_and_phone_flag").value["phone_flag"]
     status = html.unescape(reader.status.value)
     assert "; 0 phones flagged mispronounced: the flag caught " in status, status
-    assert (f"caught {100 * measured['recall']:.0f}% of the mispronounced phones" in status
-            and f"{100 * measured['precision']:.0f}% of its flags there were right" in status)
+    assert (f"caught {100 * measured['recall']:.0f}% (" in status
+            and "of the mispronounced phones" in status
+            and f"{100 * measured['precision']:.0f}% (" in status
+            and "of its flags there were right" in status)
 
 
 def test_notes_show_before_the_figure(reader, sentences):
