@@ -20,6 +20,7 @@ import pytest
 from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.pronunciation.detector_rates import decoder_margins, tuned_decoder_margin
 from course_lib.results import load_result
+from course_lib.stated_rates import stated_rate
 from tests.lecture_text import LectureText
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,17 +62,17 @@ def test_section_4_states_the_gap_between_gpr_ma_and_gp_base_and_gopt():
     assert 'gopt["sentence_accuracy"]' in LECTURE.source("u8-field-numbers")
 
 
-def test_section_5_sets_the_word_model_beside_gopt_on_the_releases_label():
-    """Ours against the experts' mean and against their median, the release's label GOPT is
-    scored on (experiments/gong2022_release_labels.py rescores the committed predictions)."""
-    labels = load_result("gong2022_release_labels")["result"]["full"]
-    mean, median = labels["word_accuracy_mean"], labels["word_accuracy_median"]
-    assert mean["pcc"] == pytest.approx(
-        load_result("word_phone_feedback")["result"]["full"]["word_pcc"], abs=1e-12)
-    stated = (f"correlates {mean['pcc']:.2f} with the experts' mean, {median['pcc']:.3f} with "
-              f"their median, the release's label, on which GOPT reaches "
-              f"{median['gopt']:.3f}").replace("0.", ".")
-    assert stated in LECTURE.source("59bd46e5"), stated
+def test_section_5_states_the_verdicts_rates_from_the_register():
+    """The word and phone verdicts are the context model's; their rates are the ones the panel
+    states (course_lib.stated_rates), printed by the cell, and the prose types only GOPT's."""
+    gopt = load_result("gong2022_context")["source"]["gopt"]["word_accuracy"]
+    text = LECTURE.source("59bd46e5")
+    stated = f"the experts' median; GOPT reaches {gopt:.3f}".replace("0.", ".")
+    assert stated in text, stated
+    assert "course_lib.pronunciation.context_scores" in text
+    code = LECTURE.source("20a36247")
+    assert 'stated_rate("pronunciation.word_accuracy_and_phone_flag")' in code
+    assert "precision_interval_95" in code and "recall_interval_95" in code
 
 
 def test_section_5_says_which_word_check_rates_are_held_out():
@@ -136,8 +137,8 @@ def test_section_7_names_the_installed_model_and_the_base_rate():
     text = LECTURE.source("u8-field")
     assert "phonetically-tied mixture" in text and "semi-continuous" not in text
     assert "deltas and double deltas" in text and "double deltas" in LECTURE.source("u8-pieces")
-    ours = load_result("word_phone_feedback")["result"]["full"]
-    base = ours["mispronounced"]["n_mispronounced"] / ours["n_test_phones"]
+    base = stated_rate("pronunciation.word_accuracy_and_phone_flag").value["phone_flag"][
+        "base_rate"]
     stated = f"the share of phones that are wrong, {base:.1%} here, so ours is not comparable"
     assert stated in text, stated
     assert "other corpora" in text and "Other detectors" in text
@@ -180,9 +181,9 @@ def test_section_7s_context_computation_reuses_the_library_and_its_labels():
     speaker bootstrap; the cell asserts what the prose after it says."""
     code = LECTURE.source("u8-context")
     for name in ("expert_phone_scores(", "phone_features(", "with_neighbours(",
-                 "paired_cluster_bootstrap(", "load_lpr_table()", "duration_means("):
+                 "paired_cluster_bootstrap(", "load_lpr_table()", "phone_statistics(",
+                 "release_phone_labels("):
         assert name in code, name
-    assert "np.nanmean(scores[scored], axis=1)" in code, "a phone's label: mean of its scorers"
     assert 'choices"]["phone_inputs"]' in code
     assert "neighbours.interval[0] > 0" in code and "richer.difference / 3" in code
     after = LECTURE.source("u8-context-after")
@@ -193,22 +194,28 @@ def test_section_7s_context_computation_reuses_the_library_and_its_labels():
     assert 0 < choice["pcc"]["own+neighbours"] - choice["pcc"]["own"] < 0.02
 
 
-def test_the_readme_states_where_unit_8s_scores_stand_against_the_human_ceiling():
-    """README's unit 8 statement is the committed gong2022_context result: every level, both
-    protocols, before and now, below the human ceiling (its page and lecture 08's table give
-    the numbers; the README is at its word limit, tests/test_guides.py)."""
-    result = load_result("gong2022_context")["result"]
-    readme = " ".join((ROOT / "README.md").read_text("utf-8").split())
-    assert ("Its scores stay below the human ceiling at every level "
-            "([E5.5c](experiments/gong2022_context.md))") in readme
-    for level, ceiling in result["human_ceiling"].items():
-        if level == "sentence_accuracy":
-            models = [result["sentence_table1"][key] for key in ("gop", "gop+context")]
-        else:
-            models = [result["levels"][level][key] for key in ("old", "new")]
-        for protocol, key in (("continuous", "pcc"), ("rounded", "rounded_pcc")):
-            assert all(model[key] < ceiling[protocol]["mean_pcc"] for model in models), (
-                level, protocol)
+def test_the_readme_states_each_level_against_gopt_and_the_human_ceiling():
+    """README's unit 8 table is the committed gong2022_context result, like for like: the
+    continuous PCC on the release's labels of the course, GOPT and the human ceiling, at
+    every level, the sentence's from GP_base on the new summaries (lecture 08's table)."""
+    document = load_result("gong2022_context")
+    result, gopt = document["result"], document["source"]["gopt"]
+    ours = {level: result["levels"][level]["new"]["pcc"]
+            for level in ("phone", "word_accuracy", "word_total")}
+    ours["sentence_accuracy"] = result["sentence_table1"]["gop+context"]["pcc"]
+    order = ("phone", "word_accuracy", "word_total", "sentence_accuracy")
+
+    def row(name, values):
+        return f"| {name} | " + " | ".join(f"{v:.3f}"[1:] for v in values) + " |"
+    readme = (ROOT / "README.md").read_text("utf-8")
+    for line in (row("the course", [ours[level] for level in order]),
+                 row("GOPT (Gong et al. 2022)", [gopt[level] for level in order]),
+                 row("human ceiling (one expert against the others)",
+                     [result["human_ceiling"][level]["continuous"]["mean_pcc"]
+                      for level in order])):
+        assert line in readme, line
+    assert all(ours[level] < result["human_ceiling"][level]["continuous"]["mean_pcc"]
+               for level in order)
 
 
 def test_unit_8s_homework_time_is_the_same_in_the_readme_the_guide_and_the_homework():
