@@ -33,7 +33,8 @@ from .context_features import (NEIGHBOUR_FEATURES, PHONE_FEATURES, WORD_FEATURES
                                phone_features, with_neighbours, word_features)
 from .context_model import PerPhoneRidge
 from .gop import Pronunciation
-from .word_scores import PhoneVerdict, WordVerdict, _best_threshold, _SparseRegression
+from .word_scores import (WordVerdict, _best_threshold, _check_pronunciation, _SparseRegression,
+                          _word_verdicts)
 
 __all__ = ["ContextScoreModel", "PhoneEvidence", "phone_model_inputs", "flag_threshold",
            "mostly_zero", "WORD_LABELS"]
@@ -187,9 +188,7 @@ class ContextScoreModel:
     def verdicts(self, pronunciation: Pronunciation) -> list[WordVerdict]:
         """One :class:`~.word_scores.WordVerdict` per word of a recording scored with its LPR,
         a :class:`~.word_scores.PhoneVerdict` per phone; none when it did not align."""
-        if not isinstance(pronunciation, Pronunciation):
-            raise TypeError(f"pronunciation: expected a course_lib.pronunciation.Pronunciation "
-                            f"(PronunciationScorer.score), got {type(pronunciation).__name__}")
+        _check_pronunciation(pronunciation)
         phones = pronunciation.phones
         if not phones:
             return []
@@ -198,15 +197,6 @@ class ContextScoreModel:
                              "PronunciationScorer.score(samples, sample_rate, text, "
                              "with_lpr=True)")
         evidence = self.phone_evidence(phones, pronunciation.frame_loglik, pronunciation.lpp)
-        accuracy = self.word_scores(phones, evidence)["word_accuracy"]
-        indices = sorted({phone.word_index for phone in phones})
-        verdicts = []
-        for k, (index, word) in enumerate(zip(indices, pronunciation.words())):
-            own = [i for i, phone in enumerate(phones) if phone.word_index == index]
-            verdicts.append(WordVerdict(word.word, float(word.start), float(word.end),
-                                        float(word.gop), float(accuracy[k]), tuple(
-                PhoneVerdict(phones[i].phone, phones[i].gop, phones[i].heard,
-                             float(evidence.score[i]),
-                             bool(evidence.score[i] < self.threshold), phones[i].start,
-                             phones[i].end, phones[i].heard_share) for i in own)))
-        return verdicts
+        return _word_verdicts(pronunciation, evidence.score,
+                              self.word_scores(phones, evidence)["word_accuracy"],
+                              self.threshold)

@@ -321,22 +321,33 @@ class WordScoreModel:
     def verdicts(self, pronunciation: Pronunciation) -> list[WordVerdict]:
         """One :class:`WordVerdict` per word of a scored recording, with a
         :class:`PhoneVerdict` per phone; none when the sentence did not align."""
-        if not isinstance(pronunciation, Pronunciation):
-            raise TypeError(f"pronunciation: expected a course_lib.pronunciation.Pronunciation "
-                            f"(PronunciationScorer.score), got {type(pronunciation).__name__}")
-        phones = pronunciation.phones
-        scores = self.phone_scores(phones)
-        accuracy = self.word_accuracy(phones, scores)
-        indices = sorted({phone.word_index for phone in phones})
-        verdicts = []
-        for k, (index, word) in enumerate(zip(indices, pronunciation.words())):
-            own = [i for i, phone in enumerate(phones) if phone.word_index == index]
-            verdicts.append(WordVerdict(word.word, float(word.start), float(word.end),
-                                        float(word.gop), float(accuracy[k]), tuple(
-                PhoneVerdict(phones[i].phone, phones[i].gop, phones[i].heard, float(scores[i]),
-                             bool(scores[i] < self.threshold), phones[i].start, phones[i].end,
-                             phones[i].heard_share) for i in own)))
-        return verdicts
+        _check_pronunciation(pronunciation)
+        scores = self.phone_scores(pronunciation.phones)
+        return _word_verdicts(pronunciation, scores,
+                              self.word_accuracy(pronunciation.phones, scores), self.threshold)
+
+
+def _check_pronunciation(pronunciation) -> None:
+    if not isinstance(pronunciation, Pronunciation):
+        raise TypeError(f"pronunciation: expected a course_lib.pronunciation.Pronunciation "
+                        f"(PronunciationScorer.score), got {type(pronunciation).__name__}")
+
+
+def _word_verdicts(pronunciation: Pronunciation, scores: np.ndarray, accuracy: np.ndarray,
+                   threshold: float) -> list[WordVerdict]:
+    """A :class:`WordVerdict` per word of ``pronunciation`` from its phones' predicted
+    ``scores``, its words' predicted ``accuracy`` and the flag's ``threshold``."""
+    phones = pronunciation.phones
+    indices = sorted({phone.word_index for phone in phones})
+    verdicts = []
+    for k, (index, word) in enumerate(zip(indices, pronunciation.words())):
+        own = [i for i, phone in enumerate(phones) if phone.word_index == index]
+        verdicts.append(WordVerdict(word.word, float(word.start), float(word.end),
+                                    float(word.gop), float(accuracy[k]), tuple(
+            PhoneVerdict(phones[i].phone, phones[i].gop, phones[i].heard, float(scores[i]),
+                         bool(scores[i] < threshold), phones[i].start, phones[i].end,
+                         phones[i].heard_share) for i in own)))
+    return verdicts
 
 
 def _check_training(sentences, phone_scores, word_accuracy):
