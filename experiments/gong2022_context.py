@@ -728,16 +728,29 @@ def format_table(document: dict) -> str:
 ROUNDED_TOLERANCE = 0.02
 
 
+# The flag is a step function too: its cut is one of the out-of-fold scores (the best F1), which
+# the second pass's BLAS moved by 7e-4; a phone whose score lies that near the cut crosses it.
+# Allowed: the cut within 0.005, three of the subset's 292 flags crossing (precision within
+# 3/292 = 0.011), one of its 49 mispronounced phones crossing (recall within 1/49 = 0.021).
+FLAG_TOLERANCES = {"threshold": (0.005, 0.0), "n_flagged": (3.0, 0.0),
+                   "precision": (0.012, 0.0), "recall": (0.021, 0.0)}
+
+
 def compare_with_committed(reduced: dict, committed: dict) -> list[str]:
     """The subset block: the model's metrics within 2e-3 (``TOLERANCE_REASON``), its rounded
-    ones within ``ROUNDED_TOLERANCE``, the human ceiling within 1e-9, the counts exactly."""
+    ones within ``ROUNDED_TOLERANCE``, the flag's within ``FLAG_TOLERANCES``, the human
+    ceiling within 1e-9, the counts exactly."""
     ours, theirs = reduced["subset"], committed["subset"]
     problems = compare_runs(ours["human_ceiling"], theirs["human_ceiling"],
                             tol=TOLERANCES["ceiling"], path="/subset/human_ceiling",
                             tolerances={"n": (0.0, 0.0)})
     rounded = (ROUNDED_TOLERANCE, 0.0)
-    problems += compare_runs({k: v for k, v in ours.items() if k != "human_ceiling"},
-                             {k: v for k, v in theirs.items() if k != "human_ceiling"},
+    problems += compare_runs(ours["phone_flag"], theirs["phone_flag"], tol=0.0,
+                             path="/subset/phone_flag", tolerances=FLAG_TOLERANCES)
+    problems += compare_runs({k: v for k, v in ours.items()
+                              if k not in ("human_ceiling", "phone_flag")},
+                             {k: v for k, v in theirs.items()
+                              if k not in ("human_ceiling", "phone_flag")},
                              tol=TOLERANCES["model"], path="/subset",
                              tolerances={"n": (0.0, 0.0), "rounded_pcc": rounded,
                                          "rounded_mse": rounded})

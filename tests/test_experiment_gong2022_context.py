@@ -32,6 +32,40 @@ def test_the_comparison_allows_a_rounding_flip_and_catches_a_real_change():
         assert bool(experiment.compare_with_committed(reduced, committed)) is fails, path
 
 
+def test_the_comparison_allows_a_phone_crossing_the_flags_cut_and_catches_more():
+    """The cut moved by 7e-4 under the second pass's BLAS: two flags crossing it pass; ten more
+    flags, a recall two mispronounced phones off, or a cut 0.02 off, fail."""
+    import copy
+    committed = load_result(experiment.NAME)["result"]
+    flag = committed["subset"]["phone_flag"]
+    for changes, fails in (({"threshold": 7e-4, "n_flagged": 2,
+                             "precision": -2 * flag["precision"] / flag["n_flagged"]}, False),
+                           ({"n_flagged": 10}, True),
+                           ({"recall": 2 / flag["n_mispronounced"]}, True),
+                           ({"threshold": 0.02}, True)):
+        reduced = copy.deepcopy(committed)
+        for key, change in changes.items():
+            reduced["subset"]["phone_flag"][key] += change
+        assert bool(experiment.compare_with_committed(reduced, committed)) is fails, changes
+
+
+def test_the_live_model_and_its_stated_rates_are_the_committed_ones():
+    """The panel's model is the committed state, its flag's cut the one the verdicts were
+    measured at, and the word rate the level's continuous PCC."""
+    from course_lib.pronunciation.context_scores import ContextScoreModel
+    result = load_result(experiment.NAME)["result"]
+    model = ContextScoreModel()
+    assert model.state() == ContextScoreModel(result["model"]).state()
+    flag = result["verdicts"]["phone_flag"]
+    assert model.threshold == flag["threshold"]
+    assert flag["n_test_phones"] == result["levels"]["phone"]["n"]
+    assert 0 < flag["recall_interval_95"][0] < flag["recall"] < flag["recall_interval_95"][1]
+    assert result["verdicts"]["word_accuracy"]["pcc"] == result["levels"]["word_accuracy"][
+        "new"]["pcc"]
+    assert list(model.word_inputs) == list(experiment.WORD_CANDIDATES[
+        result["choices"]["word_inputs"]["chosen"]])
+
+
 def test_the_committed_settings_are_the_scripts():
     common.check_committed_settings(experiment)
 
