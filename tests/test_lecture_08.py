@@ -216,6 +216,11 @@ def test_the_readme_states_each_level_against_gopt_and_the_human_ceiling():
         assert line in readme, line
     assert all(ours[level] < result["human_ceiling"][level]["continuous"]["mean_pcc"]
                for level in order)
+    # the sentence score a student gets is the panel's (GPR-MA, chosen for its distribution)
+    panel = load_result("pronunciation_panel")["result"]["test"]["pcc"]
+    text = " ".join(readme.split())
+    assert (f"the sentence's by GP_base on the new summaries, the panel's own "
+            f"{panel:.3f}".replace("0.", ".")) in text
 
 
 def test_unit_8s_homework_time_is_the_same_in_the_readme_the_guide_and_the_homework():
