@@ -53,7 +53,7 @@ from course_lib.pronunciation.context_features import (NEIGHBOUR_FEATURES, PHONE
 from course_lib.pronunciation.context_model import (PerPhoneRidge, fit_sparse_regression,
                                                     round_to_scale)
 from course_lib.pronunciation.context_scores import (WORD_LABELS, ContextScoreModel,
-                                                     PhoneEvidence, flag_threshold,
+                                                     ScoredPhones, flag_threshold,
                                                      mostly_zero, phone_model_inputs)
 from course_lib.pronunciation.word_scores import WordScoreModel
 from course_lib.significance import cluster_interval
@@ -236,7 +236,7 @@ def fit_phone_model(data, items, speakers, phone_set, candidate, penalty, n_indu
 
 def predict_phones(model: ContextScoreModel, data, items) -> dict:
     """Per sentence of ``items``: its phones' features, ridge predictions and scores (0-2)."""
-    evidence = [model.phone_evidence(data[i]["phones"], data[i]["frame_loglik"],
+    evidence = [model.score_phones(data[i]["phones"], data[i]["frame_loglik"],
                                      data[i]["lpp"]) for i in items]
     return {"own": [e.features for e in evidence], "ridge": [e.ridge for e in evidence],
             "score": [e.score for e in evidence]}
@@ -533,7 +533,7 @@ def fit_and_score(c: dict, train: list, test: list, n_inducing: dict, full: bool
     # the test split, once, by the model the panel loads
     predicted = predict_phones(model, data, test)
     phones_test = {i: {key: predicted[key][n] for key in predicted} for n, i in enumerate(test)}
-    scored = {i: model.word_scores(data[i]["phones"], PhoneEvidence(
+    scored = {i: model.word_scores(data[i]["phones"], ScoredPhones(
         phones_test[i]["own"], phones_test[i]["ridge"], phones_test[i]["score"])) for i in test}
     words_test = {label: np.concatenate([scored[i][label] for i in test])
                   for label in WORD_LABELS}

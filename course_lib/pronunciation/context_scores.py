@@ -36,7 +36,7 @@ from .gop import Pronunciation
 from .word_scores import (WordVerdict, _best_threshold, _check_pronunciation, _SparseRegression,
                           _word_verdicts)
 
-__all__ = ["ContextScoreModel", "PhoneEvidence", "phone_model_inputs", "flag_threshold",
+__all__ = ["ContextScoreModel", "ScoredPhones", "phone_model_inputs", "flag_threshold",
            "mostly_zero", "WORD_LABELS"]
 
 _RIDGE_INPUT = "lpr_prediction"          # the per-phone ridge's prediction, one more input
@@ -77,7 +77,7 @@ def flag_threshold(scores, expert_scores) -> float:
 
 
 @dataclass(frozen=True)
-class PhoneEvidence:
+class ScoredPhones:
     """One sentence's phones as the model saw them: ``features`` (n, len(PHONE_FEATURES)),
     ``ridge`` the per-phone ridge's predictions (n,) and ``score`` the predicted expert score
     (n,), 0-2."""
@@ -91,7 +91,7 @@ class ContextScoreModel:
     """The phone and word models of the module docstring at a fitted state.
 
     ``ContextScoreModel()`` loads the state the committed experiment measured;
-    ``ContextScoreModel(state)`` takes a :meth:`state` dict. :meth:`phone_evidence` scores one
+    ``ContextScoreModel(state)`` takes a :meth:`state` dict. :meth:`score_phones` scores one
     sentence's phones, :meth:`word_scores` its words, :meth:`verdicts` a scored recording.
     """
 
@@ -157,8 +157,8 @@ class ContextScoreModel:
                              f"{threshold!r}")
         return type(self)({**self.state(), "threshold": threshold})
 
-    def phone_evidence(self, phones: Sequence[RecipePhone], frame_loglik,
-                       lpp) -> PhoneEvidence:
+    def score_phones(self, phones: Sequence[RecipePhone], frame_loglik,
+                       lpp) -> ScoredPhones:
         """One sentence's aligned ``phones`` with their LPR table rows, ``frame_loglik``
         (n, len(phone_set)) and ``lpp`` (n,): features, ridge predictions and scores."""
         own = phone_features(phones, frame_loglik, self.phone_set, lpp, self.priors,
@@ -167,21 +167,21 @@ class ContextScoreModel:
         ridge = self.ridge.predict(np.column_stack([frame_loglik, lpp]), canonical)
         score = np.clip(self._phones.predict(phone_model_inputs(own, ridge, self.neighbours)),
                         *_PHONE_SCALE)
-        return PhoneEvidence(own, ridge, score)
+        return ScoredPhones(own, ridge, score)
 
     def word_model_inputs(self, phones: Sequence[RecipePhone],
-                          evidence: PhoneEvidence) -> np.ndarray:
+                          scored: ScoredPhones) -> np.ndarray:
         """The word models' inputs: the ``word_inputs`` columns of
         :func:`~.context_features.word_features`, one row per word."""
-        return word_features(phones, evidence.features, evidence.score,
-                             evidence.ridge)[:, self._word_columns]
+        return word_features(phones, scored.features, scored.score,
+                             scored.ridge)[:, self._word_columns]
 
     def word_scores(self, phones: Sequence[RecipePhone],
-                    evidence: PhoneEvidence) -> dict[str, np.ndarray]:
+                    scored: ScoredPhones) -> dict[str, np.ndarray]:
         """Each word's predicted accuracy and total (0-10), in word order."""
         if not self._words:
             raise RuntimeError("ContextScoreModel: a phone model alone has no word models")
-        W = self.word_model_inputs(phones, evidence)
+        W = self.word_model_inputs(phones, scored)
         return {label: np.clip(model.predict(W), *_WORD_SCALE)
                 for label, model in self._words.items()}
 
@@ -196,7 +196,7 @@ class ContextScoreModel:
             raise ValueError("pronunciation: scored without its LPR; score it with "
                              "PronunciationScorer.score(samples, sample_rate, text, "
                              "with_lpr=True)")
-        evidence = self.phone_evidence(phones, pronunciation.frame_loglik, pronunciation.lpp)
-        return _word_verdicts(pronunciation, evidence.score,
-                              self.word_scores(phones, evidence)["word_accuracy"],
+        scored = self.score_phones(phones, pronunciation.frame_loglik, pronunciation.lpp)
+        return _word_verdicts(pronunciation, scored.score,
+                              self.word_scores(phones, scored)["word_accuracy"],
                               self.threshold)

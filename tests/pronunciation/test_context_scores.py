@@ -49,7 +49,7 @@ def model():
         phones=fit_sparse_regression(rng.normal(size=(240, N_PHONE_INPUTS)),
                                      rng.uniform(0, 2, 240), 8, rng=rng, max_iter=20),
         neighbours=True, words={})
-    evidence = [bare.phone_evidence(*s) for s in sentences]
+    evidence = [bare.score_phones(*s) for s in sentences]
     W = np.vstack([word_features(s[0], e.features, e.score, e.ridge)
                    for s, e in zip(sentences, evidence)])
     words = {label: fit_sparse_regression(W, rng.uniform(0, 10, len(W)), 8, rng=rng,
@@ -63,7 +63,7 @@ def test_state_round_trips_and_predicts_the_same(model):
     fitted, sentences = model
     again = ContextScoreModel(fitted.state())
     for phones, loglik, lpp in sentences[:5]:
-        a, b = fitted.phone_evidence(phones, loglik, lpp), again.phone_evidence(phones, loglik,
+        a, b = fitted.score_phones(phones, loglik, lpp), again.score_phones(phones, loglik,
                                                                                 lpp)
         np.testing.assert_array_equal(a.score, b.score)
         for label, values in fitted.word_scores(phones, a).items():
@@ -75,7 +75,7 @@ def test_state_round_trips_and_predicts_the_same(model):
 def test_the_phone_inputs_append_the_neighbours_evidence(model):
     fitted, sentences = model
     phones, loglik, lpp = sentences[0]
-    evidence = fitted.phone_evidence(phones, loglik, lpp)
+    evidence = fitted.score_phones(phones, loglik, lpp)
     X = phone_model_inputs(evidence.features, evidence.ridge, True)
     own = np.column_stack([evidence.features, evidence.ridge])
     np.testing.assert_array_equal(X[:, :own.shape[1]], own)
@@ -91,7 +91,7 @@ def test_verdicts_flag_the_phones_below_the_cut(model):
     scored = Pronunciation("W0 W1 W2", tuple(phones), True, -1.0, 0.0, (),
                            frame_loglik=loglik, lpp=lpp)
     verdicts = fitted.verdicts(scored)
-    evidence = fitted.phone_evidence(phones, loglik, lpp)
+    evidence = fitted.score_phones(phones, loglik, lpp)
     assert [v.word for v in verdicts] == ["W0", "W1", "W2"]
     flags = [p.mispronounced for v in verdicts for p in v.phones]
     assert flags == list(evidence.score < 1.2)
@@ -130,4 +130,4 @@ def test_bad_input_names_the_argument(model):
         fitted.verdicts("a sentence")
     bare = ContextScoreModel({**fitted.state(), "words": {}})
     with pytest.raises(RuntimeError, match="phone model alone"):
-        bare.word_scores(phones, bare.phone_evidence(*sentences[0]))
+        bare.word_scores(phones, bare.score_phones(*sentences[0]))
