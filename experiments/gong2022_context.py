@@ -54,7 +54,8 @@ from course_lib.pronunciation.context_model import (PerPhoneRidge, fit_sparse_re
                                                     round_to_scale)
 from course_lib.pronunciation.context_scores import (WORD_LABELS, ContextScoreModel,
                                                      ScoredPhones, flag_threshold,
-                                                     mostly_zero, phone_model_inputs)
+                                                     phone_model_inputs)
+from course_lib.pronunciation.word_scores import mostly_zero
 from course_lib.pronunciation.word_scores import WordScoreModel
 from course_lib.significance import cluster_interval
 

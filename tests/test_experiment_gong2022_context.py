@@ -125,3 +125,29 @@ def test_the_index_states_the_committed_numbers():
     ceiling = " / ".join(f"{result['human_ceiling'][level]['continuous']['mean_pcc']:.3f}"
                          for level in LEVELS)
     assert f"| {new} (human ceiling {ceiling}) |" in line, line
+
+
+def test_the_pages_prose_states_the_committed_numbers():
+    """The numbers the page's prose types (what was reached, the live verdicts, the word
+    inputs' choice) are the committed result's, so that a re-run cannot leave them behind."""
+    from pathlib import Path
+    result = load_result(experiment.NAME)["result"]
+    page = " ".join(Path(experiment.__file__).with_suffix(".md").read_text("utf-8").split())
+
+    def three(value):
+        return f"{value:.3f}"[1:]
+
+    def two(value):
+        return f"{value:.2f}"[1:]
+    for level in LEVELS:
+        new = result["levels"][level]["new"]
+        low, high = new["pcc_interval_95"]
+        assert (f"{three(new['pcc'])} ({three(low)}-{three(high)})" in page
+                or f"{three(new['pcc'])} (95% {three(low)}-{three(high)})" in page), level
+    flag = result["verdicts"]["phone_flag"]
+    (p_low, p_high), (r_low, r_high) = flag["precision_interval_95"], flag["recall_interval_95"]
+    assert (f"precision {two(flag['precision'])} ({two(p_low)}-{two(p_high)}) and recall "
+            f"{two(flag['recall'])} ({two(r_low)}-{two(r_high)})") in page
+    assert f"({flag['threshold']:.2f})" in page and f"{100 * flag['base_rate']:.1f}%" in page
+    for name, pcc in result["choices"]["word_inputs"]["pcc"].items():
+        assert three(pcc) in page, name

@@ -51,13 +51,13 @@ from scipy.io import wavfile
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import course_lib.data as data  # noqa: E402
 from course_lib.data.speechocean762 import _recording, load_speechocean762  # noqa: E402
+from course_lib.pronunciation.gop import _SILENCE_PHONES  # noqa: E402
 from course_lib.pronunciation.senone_scores import (_PHONE_SET, _SenoneLoop,  # noqa: E402
                                                     phone_table)
 from make_speechocean762 import DATASET, BlobReader  # noqa: E402
 
 OUTPUT = "gop_lpr_all.npz"
 TENTHS = 10                                 # stored as int16 tenths of a nat
-SILENCE_PHONES = {"SIL", "+NSN+", "+SPN+"}
 
 
 def write_npz(path: Path, **arrays) -> None:
@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> None:
             lpps.append(lpp)
             labels = np.full(loop.decoder.n_frames(), "SIL", dtype=object)
             for segment in loop.decoder.seg():
-                word = "SIL" if segment.word in SILENCE_PHONES else segment.word
+                word = "SIL" if segment.word in _SILENCE_PHONES else segment.word
                 labels[segment.start_frame:segment.end_frame + 1] = word
             for phone, f, k in zip(phones, first, n):
                 heard, counts = np.unique(labels[f:f + k], return_counts=True)

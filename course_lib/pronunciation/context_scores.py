@@ -34,10 +34,10 @@ from .context_features import (NEIGHBOUR_FEATURES, PHONE_FEATURES, WORD_FEATURES
 from .context_model import PerPhoneRidge
 from .gop import Pronunciation
 from .word_scores import (WordVerdict, _best_threshold, _check_pronunciation, _SparseRegression,
-                          _word_verdicts)
+                          _word_verdicts, mostly_zero)
 
 __all__ = ["ContextScoreModel", "ScoredPhones", "phone_model_inputs", "flag_threshold",
-           "mostly_zero", "WORD_LABELS"]
+           "WORD_LABELS"]
 
 _RIDGE_INPUT = "lpr_prediction"          # the per-phone ridge's prediction, one more input
 _PHONE_SCALE, _WORD_SCALE = (0.0, 2.0), (0.0, 10.0)
@@ -53,15 +53,6 @@ def phone_model_inputs(own, ridge, neighbours: bool) -> np.ndarray:
         X = with_neighbours(X, PHONE_FEATURES + (_RIDGE_INPUT,),
                             NEIGHBOUR_FEATURES + (_RIDGE_INPUT,))
     return X
-
-
-def mostly_zero(expert_scores) -> np.ndarray:
-    """Whether most of the experts who scored each phone gave it 0 (mispronounced or
-    missed): ``expert_scores`` (n, 5), NaN where an expert gave none. The flag's truth."""
-    scores = np.asarray(expert_scores, dtype=float)
-    if scores.ndim != 2:
-        raise ValueError(f"expert_scores: expected (phones, experts), got shape {scores.shape}")
-    return np.sum(scores == 0, axis=1) > np.sum(~np.isnan(scores), axis=1) / 2
 
 
 def flag_threshold(scores, expert_scores) -> float:
@@ -149,14 +140,6 @@ class ContextScoreModel:
                 "words": {label: model.state() for label, model in self._words.items()},
                 "word_inputs": list(self.word_inputs), "threshold": self.threshold}
 
-    def with_threshold(self, threshold: float) -> "ContextScoreModel":
-        """The same model with the flag's cut at ``threshold`` (0-2)."""
-        threshold = float(threshold)
-        if not 0.0 <= threshold <= 2.0:
-            raise ValueError(f"threshold: expected a cut on the phone scale 0-2, got "
-                             f"{threshold!r}")
-        return type(self)({**self.state(), "threshold": threshold})
-
     def score_phones(self, phones: Sequence[RecipePhone], frame_loglik,
                        lpp) -> ScoredPhones:
         """One sentence's aligned ``phones`` with their LPR table rows, ``frame_loglik``
@@ -169,7 +152,7 @@ class ContextScoreModel:
                         *_PHONE_SCALE)
         return ScoredPhones(own, ridge, score)
 
-    def word_model_inputs(self, phones: Sequence[RecipePhone],
+    def _word_model_inputs(self, phones: Sequence[RecipePhone],
                           scored: ScoredPhones) -> np.ndarray:
         """The word models' inputs: the ``word_inputs`` columns of
         :func:`~.context_features.word_features`, one row per word."""
@@ -181,7 +164,7 @@ class ContextScoreModel:
         """Each word's predicted accuracy and total (0-10), in word order."""
         if not self._words:
             raise RuntimeError("ContextScoreModel: a phone model alone has no word models")
-        W = self.word_model_inputs(phones, scored)
+        W = self._word_model_inputs(phones, scored)
         return {label: np.clip(model.predict(W), *_WORD_SCALE)
                 for label, model in self._words.items()}
 

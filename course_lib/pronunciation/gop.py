@@ -65,8 +65,7 @@ _FRAMES_PER_SECOND = 100         # the decoder's frame shift is 10 ms
 _CLIP_LEVEL, _CLIP_FRACTION = 0.999, 0.001
 _SILENCE_PHONES = {"SIL", "+NSN+", "+SPN+"}
 # the 39 phones of the CMU dictionary, which the en-us model has an HMM for
-PHONES = frozenset("AA AE AH AO AW AY B CH D DH EH ER EY F G HH IH IY JH K L M N NG OW OY P R S "
-                   "SH T TH UH UW V W Y Z ZH".split())
+PHONES = frozenset(_PHONE_SET) - {"SIL"}
 _VOWELS = frozenset("AA AE AH AO AW AY EH ER EY IH IY OW OY UH UW".split())
 
 _GOP_FEATURE_NAMES = (

@@ -56,7 +56,7 @@ from ..stated_rates import fitted_state
 from ..validation import RngLike, as_positive_int, as_rng
 
 __all__ = ["PhoneVerdict", "WordVerdict", "WordScoreModel", "AlignedScores",
-           "expert_phone_scores"]
+           "expert_phone_scores", "mostly_zero"]
 
 _PHONE_INPUTS = ("gop", "heard_share", "phone_prior", "log_frames", "word_gop", "sentence_gop")
 _WORD_INPUTS = ("mean_phone_score", "min_phone_score", "word_gop", "min_phone_gop",
@@ -231,6 +231,15 @@ def _word_inputs(phones: Sequence[PhoneScore], phone_scores: np.ndarray) -> np.n
     return np.array(rows).reshape(-1, len(_WORD_INPUTS))
 
 
+def mostly_zero(expert_scores) -> np.ndarray:
+    """Whether most of the experts who scored each phone gave it 0 (mispronounced or
+    missed): ``expert_scores`` (n, 5), NaN where an expert gave none. The flag's truth."""
+    scores = np.asarray(expert_scores, dtype=float)
+    if scores.ndim != 2:
+        raise ValueError(f"expert_scores: expected (phones, experts), got shape {scores.shape}")
+    return np.sum(scores == 0, axis=1) > np.sum(~np.isnan(scores), axis=1) / 2
+
+
 def _best_threshold(scores: np.ndarray, flagged: np.ndarray) -> float:
     """The cut t with the best F1 of ``scores < t`` against ``flagged`` (ties: the lowest
     t), t halfway between neighbouring distinct scores."""
@@ -297,9 +306,8 @@ class WordScoreModel:
         ends = np.cumsum([len(s) for s in sentences])[:-1]
         W = np.vstack([_word_inputs(s, p) for s, p in zip(sentences, np.split(predicted, ends))])
         word_model = _fit_regression(W, np.vstack(accuracy).mean(axis=1), n_word, rng, max_iter)
-        zeros = np.sum(scored[known] == 0, axis=1) > np.sum(~np.isnan(scored[known]), axis=1) / 2
         return cls({"priors": priors, "default_prior": default,
-                    "threshold": _best_threshold(predicted[known], zeros),
+                    "threshold": _best_threshold(predicted[known], mostly_zero(scored[known])),
                     "phones": phone_model.state(), "words": word_model.state()})
 
     def phone_scores(self, phones: Sequence[PhoneScore]) -> np.ndarray:

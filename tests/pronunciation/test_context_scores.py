@@ -13,8 +13,9 @@ from course_lib.pronunciation.context_features import (NEIGHBOUR_FEATURES, PHONE
                                                        word_features)
 from course_lib.pronunciation.context_model import PerPhoneRidge, fit_sparse_regression
 from course_lib.pronunciation.context_scores import (ContextScoreModel, flag_threshold,
-                                                     mostly_zero, phone_model_inputs)
+                                                     phone_model_inputs)
 from course_lib.pronunciation.gop import Pronunciation
+from course_lib.pronunciation.word_scores import mostly_zero
 
 PHONE_SET = ("AA", "B", "K", "SIL")
 # a phone's own features and ridge prediction, then its neighbours' evidence before and after
@@ -117,8 +118,6 @@ def test_bad_input_names_the_argument(model):
     fitted, sentences = model
     with pytest.raises(ValueError, match="state"):
         ContextScoreModel({"priors": {}})
-    with pytest.raises(ValueError, match="threshold"):
-        fitted.with_threshold(3.0)
     with pytest.raises(ValueError, match="scores"):
         flag_threshold([1.0, 2.0], np.full((2, 5), 2.0))
     with pytest.raises(ValueError, match="expert_scores"):
